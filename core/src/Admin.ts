@@ -1,0 +1,204 @@
+/**
+ * The operations of the website side and of operators: creating workspaces, users, memberships, clients, projects,
+ * assignments and API keys (through the fixture loader's rules), archiving, removing memberships, revoking keys,
+ * voiding entries and moving an entry's start (through the same timer transaction as the public operations).
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import { AdminInputInvalid, RecordConflict, RecordNotFound, type StoreError } from "./Errors.js"
+import * as Fixture from "./Fixture.js"
+import * as Ids from "./Ids.js"
+import type { ApiKeyInfo, EntryRecord, UserScope } from "./Records.js"
+import { parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
+import { Store } from "./Store.js"
+import * as TimerRules from "./TimerRules.js"
+
+type LoadError = AdminInputInvalid | RecordConflict | StoreError
+
+const withId = (id: string | undefined) => id === undefined ? Ids.next : Effect.succeed(id.toLowerCase())
+
+/** @since 0.1.0 */
+export const createWorkspace = (input: { readonly id?: string; readonly name: string }) =>
+  Effect.gen(function*() {
+    const id = yield* withId(input.id)
+    yield* Fixture.load({ workspaces: [{ id, name: input.name }] })
+    return { id, name: input.name }
+  })
+
+/** @since 0.1.0 */
+export const createUser = (input: { readonly id?: string; readonly name: string; readonly email: string }) =>
+  Effect.gen(function*() {
+    const id = yield* withId(input.id)
+    yield* Fixture.load({ users: [{ id, name: input.name, email: input.email }] })
+    return { id, name: input.name, email: input.email }
+  })
+
+/**
+ * Makes a user a member of a workspace with a role and a default pay rate (default 0).
+ *
+ * @since 0.1.0
+ */
+export const addMembership = (input: UserScope & { readonly role: Role; readonly payRateCents?: number }) =>
+  Effect.map(Fixture.load({ memberships: [input] }), () => ({ ...input, payRateCents: input.payRateCents ?? 0 }))
+
+/**
+ * Removes a membership; the user's keys for that workspace stop authenticating at once.
+ *
+ * @since 0.1.0
+ */
+export const removeMembership = (scope: UserScope) =>
+  Effect.gen(function*() {
+    const removed = yield* (yield* Store).admin.removeMembership({
+      workspaceId: scope.workspaceId.toLowerCase(),
+      userId: scope.userId.toLowerCase()
+    })
+    if (!removed) return yield* new RecordNotFound({ entity: "membership", id: `${scope.workspaceId}/${scope.userId}` })
+    return { ...scope, removed: true }
+  })
+
+/** @since 0.1.0 */
+export const createClient = (
+  input: { readonly id?: string; readonly workspaceId: string; readonly name: string; readonly color?: string | null }
+) =>
+  Effect.gen(function*() {
+    const id = yield* withId(input.id)
+    const summary = { id, workspaceId: input.workspaceId, name: input.name, color: input.color ?? null }
+    yield* Fixture.load({ clients: [summary] })
+    return summary
+  })
+
+/**
+ * Creates a project without assigning anyone (the public createProject assigns its creator).
+ *
+ * @since 0.1.0
+ */
+export const createProject = (
+  input: { readonly id?: string; readonly clientId: string; readonly name: string; readonly color?: string | null }
+) =>
+  Effect.gen(function*() {
+    const id = yield* withId(input.id)
+    const summary = { id, clientId: input.clientId, name: input.name, color: input.color ?? null }
+    yield* Fixture.load({ projects: [summary] })
+    return summary
+  })
+
+/**
+ * Assigns a user to a project at a rate (default: the membership's default rate).
+ *
+ * @since 0.1.0
+ */
+export const assign = (input: { readonly projectId: string; readonly userId: string; readonly payRateCents?: number }) =>
+  Effect.map(Fixture.load({ assignments: [input] }), () => input)
+
+/**
+ * Archives (or restores) a client or a project.
+ *
+ * @since 0.1.0
+ */
+export const setArchived = (entity: "client" | "project", id: string, archived: boolean) =>
+  Effect.gen(function*() {
+    const found = yield* (yield* Store).admin.setArchived(entity, id.toLowerCase(), archived)
+    if (!found) return yield* new RecordNotFound({ entity, id })
+    return { entity, id: id.toLowerCase(), archived }
+  })
+
+/**
+ * Creates an API key (all five scopes unless given) and returns its plaintext, the only time it is shown.
+ *
+ * @since 0.1.0
+ */
+export const createApiKey = (input: UserScope & {
+  readonly scopes?: ReadonlyArray<Scope>
+  readonly createdAt?: string
+}): Effect.Effect<Fixture.Summary["apiKeys"][number], LoadError, Store> =>
+  Effect.gen(function*() {
+    const summary = yield* Fixture.load({ apiKeys: [input] })
+    const [key] = summary.apiKeys
+    if (key === undefined) return yield* new AdminInputInvalid({ path: "$", message: "no key was created" })
+    return key
+  })
+
+/** @since 0.1.0 */
+export const listApiKeys = (filter: { readonly workspaceId?: string; readonly userId?: string }) =>
+  Effect.flatMap(Store, (store) =>
+    store.admin.listApiKeys({
+      workspaceId: filter.workspaceId?.toLowerCase(),
+      userId: filter.userId?.toLowerCase()
+    })) satisfies Effect.Effect<ReadonlyArray<ApiKeyInfo>, StoreError, Store>
+
+/**
+ * Revokes a key; it is refused from this instant on.
+ *
+ * @since 0.1.0
+ */
+export const revokeApiKey = (id: string) =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const revoked = yield* store.admin.revokeApiKey(id.toLowerCase(), yield* Clock.currentTimeMillis)
+    if (!revoked) return yield* new RecordNotFound({ entity: "apiKey", id })
+    return { id: id.toLowerCase(), revoked: true }
+  })
+
+const changeEntry = <E>(
+  entryId: string,
+  change: (entry: EntryRecord, now: number) => Either.Either<
+    { readonly entry: EntryRecord; readonly moved?: boolean },
+    E
+  >
+): Effect.Effect<TimeEntry, E | RecordNotFound | StoreError, Store> =>
+  Effect.gen(function*() {
+    const store = yield* Store
+    const id = entryId.toLowerCase()
+    const scope = yield* store.admin.findEntryScope(id)
+    if (Option.isNone(scope)) return yield* new RecordNotFound({ entity: "timeEntry", id: entryId })
+    return yield* store.withTimerTransaction(scope.value, (tx) =>
+      Effect.gen(function*() {
+        const snapshot = yield* tx.read({ entryId: id })
+        if (Option.isNone(snapshot.entry)) return yield* new RecordNotFound({ entity: "timeEntry", id: entryId })
+        const now = yield* Clock.currentTimeMillis
+        const changed = yield* change(snapshot.entry.value, now)
+        const after = changed.entry
+        yield* tx.write(
+          changed.moved === true
+            ? { moveStart: { id, startedAt: after.startedAt } }
+            : { finish: { id, status: after.status === "voided" ? "voided" : "completed", endedAt: after.endedAt ?? now } }
+        )
+        return TimerRules.toTimeEntry(after)
+      })
+    )
+  })
+
+/**
+ * Voids an entry. An active entry ends at this moment; voiding twice is a conflict.
+ *
+ * @since 0.1.0
+ */
+export const voidEntry = (entryId: string) =>
+  changeEntry(entryId, (entry, now) =>
+    Either.match(TimerRules.voidEntry(entry, now), {
+      onLeft: (reason) => Either.left(new RecordConflict({ entity: "timeEntry", id: entry.id, reason })),
+      onRight: (finish) => Either.right({ entry: { ...entry, status: finish.status, endedAt: finish.endedAt } })
+    }))
+
+/**
+ * Moves an entry's start (an RFC 3339 timestamp); pagination cursors are not snapshots, so this may move the entry
+ * across a page boundary.
+ *
+ * @since 0.1.0
+ */
+export const moveEntryStart = (entryId: string, startedAt: string) =>
+  Effect.gen(function*() {
+    const at = parseTimestamp(startedAt)
+    if (at === undefined) {
+      return yield* new AdminInputInvalid({ path: "$.startedAt", message: "must be an RFC 3339 timestamp" })
+    }
+    return yield* changeEntry(entryId, (entry, now) =>
+      Either.match(TimerRules.moveStart(entry, at, now), {
+        onLeft: (reason) => Either.left(new AdminInputInvalid({ path: "$.startedAt", message: reason })),
+        onRight: () => Either.right({ entry: { ...entry, startedAt: at }, moved: true })
+      }))
+  })

@@ -1,0 +1,73 @@
+/**
+ * Personal API keys: the plaintext format, the digest stored at rest, the `Authorization` header, expiry and scopes.
+ *
+ * @since 0.1.0
+ */
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Base64Url from "./internal/base64url.js"
+import { randomBytes, sha256, toHex } from "./internal/crypto.js"
+import type { KeyRecord } from "./Records.js"
+import { SCOPES, type Scope } from "./Schemas.js"
+
+/** @since 0.1.0 */
+export const PREFIX = "stint_"
+
+/**
+ * A presented key is well-formed when it is `stint_` followed by 16 to 200 base64url characters.
+ *
+ * @since 0.1.0
+ */
+export const WELL_FORMED = /^stint_[A-Za-z0-9_-]{16,200}$/
+
+/** Keys are refused from the instant `createdAt + 365 days` on. @since 0.1.0 */
+export const LIFETIME_MILLIS = 365 * 24 * 60 * 60 * 1000
+
+/** Every scope; keys created in Settings carry all five. @since 0.1.0 */
+export const ALL_SCOPES: ReadonlyArray<Scope> = SCOPES
+
+/**
+ * A new plaintext key: `stint_` and 43 base64url characters (32 random bytes).
+ *
+ * @since 0.1.0
+ */
+export const generate = (): string => PREFIX + Base64Url.encode(randomBytes(32))
+
+/** @since 0.1.0 */
+export const isWellFormed = (key: string): boolean => WELL_FORMED.test(key)
+
+/**
+ * The SHA-256 digest (lowercase hex) under which a key is stored.
+ *
+ * @since 0.1.0
+ */
+export const digest = (key: string): Effect.Effect<string> => Effect.map(sha256(key), toHex)
+
+/**
+ * The key of an `Authorization: Bearer <key>` header (scheme case-insensitive); `None` when the header is missing,
+ * uses another scheme, or the key is not well-formed.
+ *
+ * @since 0.1.0
+ */
+export const fromAuthorization = (header: string | undefined): Option.Option<string> => {
+  if (header === undefined) return Option.none()
+  const match = /^bearer +([^ ]+) *$/i.exec(header)
+  const key = match?.[1]
+  return key !== undefined && isWellFormed(key) ? Option.some(key) : Option.none()
+}
+
+/**
+ * Why a stored key does not authenticate at `now`, or `None` when it does.
+ *
+ * @since 0.1.0
+ */
+export const refusal = (key: KeyRecord, now: number): Option.Option<"revoked" | "expired" | "not a member"> => {
+  if (key.revokedAt !== null && key.revokedAt <= now) return Option.some("revoked")
+  if (now >= key.createdAt + LIFETIME_MILLIS) return Option.some("expired")
+  if (key.membership === null) return Option.some("not a member")
+  return Option.none()
+}
+
+/** @since 0.1.0 */
+export const hasScope = (key: { readonly scopes: ReadonlyArray<Scope> }, scope: Scope): boolean =>
+  key.scopes.includes(scope)

@@ -1,0 +1,366 @@
+/**
+ * The spec's types as Effect Schemas: formats (UUID, Color, Timestamp, Cents), the resources, the request bodies and
+ * the responses. One source for validation, the OpenAPI document and the conformance kit's arbitraries.
+ *
+ * @since 0.1.0
+ */
+import * as Schema from "effect/Schema"
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Formats
+// ---------------------------------------------------------------------------------------------------------------------
+
+/**
+ * The spec's UUID rule: 8-4-4-4-12 hex digits, version digit 1 to 8, variant digit 8, 9, a or b (either case), plus
+ * the all-zero and the all-f UUID.
+ *
+ * @since 0.1.0
+ */
+export const UUID_PATTERN =
+  /^(?:[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[1-8][0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}|00000000-0000-0000-0000-000000000000|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12})$/
+
+/**
+ * A UUID as the spec defines it. Accepts either case; Stint writes ids in lowercase.
+ *
+ * @since 0.1.0
+ */
+export const Uuid = Schema.String.pipe(Schema.pattern(UUID_PATTERN)).annotations({
+  identifier: "Uuid",
+  title: "UUID",
+  description: "8-4-4-4-12 hex digits, version 1-8, variant 8/9/a/b; the nil and max UUIDs are also accepted",
+  jsonSchema: { format: "uuid" }
+})
+
+/** @since 0.1.0 */
+export const COLOR_PATTERN = /^#[0-9a-fA-F]{6}$/
+
+/** @since 0.1.0 */
+export const DEFAULT_COLOR = "#ff5c35"
+
+/**
+ * `#rrggbb`, returned exactly as stored.
+ *
+ * @since 0.1.0
+ */
+export const Color = Schema.String.pipe(Schema.pattern(COLOR_PATTERN)).annotations({
+  identifier: "Color",
+  description: `#rrggbb; ${DEFAULT_COLOR} where a color is absent`
+})
+
+const TIMESTAMP_PATTERN =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
+
+const daysInMonth = (year: number, month: number): number =>
+  month === 2
+    ? (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
+    : [4, 6, 9, 11].includes(month) ? 30 : 31
+
+/**
+ * Parses an RFC 3339 timestamp (seconds required, optional fraction, `Z` or a numeric offset, calendar-valid date) to
+ * epoch milliseconds; `undefined` when the string breaks the rule. Fractions beyond milliseconds are truncated.
+ *
+ * @since 0.1.0
+ */
+export const parseTimestamp = (input: string): number | undefined => {
+  const m = TIMESTAMP_PATTERN.exec(input)
+  if (m === null) return undefined
+  const [, y, mo, d, h, mi, s, frac, sign, oh, om] = m
+  const year = Number(y), month = Number(mo), day = Number(d)
+  const hour = Number(h), minute = Number(mi), second = Number(s)
+  if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
+  if (hour > 23 || minute > 59 || second > 59) return undefined
+  let offsetMinutes = 0
+  if (sign !== undefined) {
+    const offH = Number(oh), offM = Number(om)
+    if (offH > 23 || offM > 59) return undefined
+    offsetMinutes = (sign === "-" ? -1 : 1) * (offH * 60 + offM)
+  }
+  const millis = frac === undefined ? 0 : Number(frac.slice(1, 4).padEnd(3, "0"))
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis)
+  // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear puts them back.
+  const date = new Date(utc)
+  date.setUTCFullYear(year, month - 1, day)
+  return date.getTime() - offsetMinutes * 60_000
+}
+
+/**
+ * Writes epoch milliseconds the way Stint always writes timestamps: UTC, `Z`, millisecond precision.
+ *
+ * @since 0.1.0
+ */
+export const formatTimestamp = (millis: number): string => new Date(millis).toISOString()
+
+/**
+ * An RFC 3339 date-time with seconds, an optional fraction and a mandatory `Z` or offset; calendar-valid only.
+ *
+ * @since 0.1.0
+ */
+export const Timestamp = Schema.String.pipe(
+  Schema.filter((s) => parseTimestamp(s) !== undefined, {
+    message: () => "must be an RFC 3339 date-time with seconds and a Z or ±hh:mm offset, on a valid calendar date"
+  })
+).annotations({
+  identifier: "Timestamp",
+  jsonSchema: { type: "string", format: "date-time" }
+})
+
+/** @since 0.1.0 */
+export const INT32_MAX = 2147483647
+
+/**
+ * An integer from 0 to 2147483647 (cents, seconds).
+ *
+ * @since 0.1.0
+ */
+export const NonNegativeInt32 = Schema.Int.pipe(Schema.between(0, INT32_MAX)).annotations({
+  identifier: "NonNegativeInt32"
+})
+
+/** @since 0.1.0 */
+export const Cents = NonNegativeInt32.annotations({ identifier: "Cents", description: "US cents, 0 to 2147483647" })
+
+/**
+ * Counts Unicode code points, as JSON Schema's `minLength`/`maxLength` do.
+ *
+ * @since 0.1.0
+ */
+export const codePointLength = (s: string): number => {
+  let n = 0
+  for (const _ of s) n++
+  return n
+}
+
+/**
+ * A string whose length in code points lies in `[min, max]`.
+ *
+ * @since 0.1.0
+ */
+export const StringCodePoints = (min: number, max: number) =>
+  Schema.String.pipe(
+    Schema.filter((s) => {
+      const n = codePointLength(s)
+      return n >= min && n <= max
+    }, {
+      message: () => `must be ${min} to ${max} characters long`,
+      jsonSchema: { minLength: min, maxLength: max }
+    })
+  )
+
+/** @since 0.1.0 */
+export const NonEmptyName = Schema.String.pipe(
+  Schema.filter((s) => s.length > 0, { message: () => "must not be empty", jsonSchema: { minLength: 1 } })
+)
+
+/** @since 0.1.0 */
+export const EarningsDecimal = Schema.String.pipe(Schema.pattern(/^-?(?:0|[1-9]\d*)(?:\.\d+)?$/)).annotations({
+  identifier: "Decimal",
+  description: "US dollars as an exact decimal string"
+})
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Enumerations
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 */
+export const SCOPES = ["clients:read", "projects:read", "projects:write", "timers:read", "timers:write"] as const
+
+/** @since 0.1.0 */
+export const Scope = Schema.Literal(...SCOPES).annotations({ identifier: "Scope" })
+/** @since 0.1.0 */
+export type Scope = typeof Scope.Type
+
+/** @since 0.1.0 */
+export const Role = Schema.Literal("owner", "admin", "member").annotations({ identifier: "Role" })
+/** @since 0.1.0 */
+export type Role = typeof Role.Type
+
+/** @since 0.1.0 */
+export const EntryStatus = Schema.Literal("active", "completed", "voided").annotations({ identifier: "EntryStatus" })
+/** @since 0.1.0 */
+export type EntryStatus = typeof EntryStatus.Type
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Resources
+// ---------------------------------------------------------------------------------------------------------------------
+
+const exact = { parseOptions: { onExcessProperty: "error" as const } }
+
+/** @since 0.1.0 */
+export const Client = Schema.Struct({
+  id: Uuid,
+  name: NonEmptyName,
+  color: Color
+}).annotations({ identifier: "Client", ...exact })
+/** @since 0.1.0 */
+export type Client = typeof Client.Type
+
+/** @since 0.1.0 */
+export const Project = Schema.Struct({
+  id: Uuid,
+  clientId: Uuid,
+  name: NonEmptyName,
+  color: Color
+}).annotations({ identifier: "Project", ...exact })
+/** @since 0.1.0 */
+export type Project = typeof Project.Type
+
+/** @since 0.1.0 */
+export const Note = StringCodePoints(0, 500).annotations({ identifier: "Note" })
+
+/** @since 0.1.0 */
+export const Timer = Schema.Struct({
+  id: Uuid,
+  clientId: Uuid,
+  clientName: NonEmptyName,
+  projectId: Uuid,
+  projectName: NonEmptyName,
+  color: Color,
+  billable: Schema.Boolean,
+  note: Schema.NullOr(Note),
+  startedAt: Timestamp,
+  serverNow: Timestamp,
+  elapsedSeconds: NonNegativeInt32,
+  payRateCents: Cents,
+  currency: Schema.Literal("USD")
+}).annotations({ identifier: "Timer", ...exact })
+/** @since 0.1.0 */
+export type Timer = typeof Timer.Type
+
+/** @since 0.1.0 */
+export const TimeEntry = Schema.Struct({
+  id: Uuid,
+  clientId: Uuid,
+  clientName: NonEmptyName,
+  projectId: Uuid,
+  projectName: NonEmptyName,
+  color: Color,
+  status: EntryStatus,
+  billable: Schema.Boolean,
+  note: Schema.NullOr(Note),
+  startedAt: Timestamp,
+  endedAt: Schema.NullOr(Timestamp),
+  durationSeconds: Schema.NullOr(NonNegativeInt32),
+  payRateCents: Cents,
+  earnings: Schema.NullOr(EarningsDecimal),
+  currency: Schema.Literal("USD")
+}).annotations({ identifier: "TimeEntry", ...exact })
+/** @since 0.1.0 */
+export type TimeEntry = typeof TimeEntry.Type
+
+/** @since 0.1.0 */
+export const ErrorCode = Schema.String.pipe(Schema.pattern(/^[A-Z][A-Z0-9_]*$/))
+
+/** @since 0.1.0 */
+export const ErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    code: ErrorCode,
+    message: Schema.String.pipe(Schema.minLength(1)),
+    details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  }),
+  requestId: Schema.String.pipe(Schema.minLength(1))
+}).annotations({ identifier: "ErrorBody" })
+/** @since 0.1.0 */
+export type ErrorBody = typeof ErrorBody.Type
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Requests
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 */
+export const ProjectName = StringCodePoints(1, 200).annotations({ identifier: "ProjectName" })
+
+/** @since 0.1.0 */
+export const CreateProjectBody = Schema.Struct({
+  clientId: Uuid,
+  name: ProjectName,
+  color: Schema.optional(Schema.NullOr(Color))
+}).annotations({ identifier: "CreateProjectRequest", ...exact })
+/** @since 0.1.0 */
+export type CreateProjectBody = typeof CreateProjectBody.Type
+
+/** @since 0.1.0 */
+export const StartTimerBody = Schema.Struct({
+  projectId: Uuid,
+  billable: Schema.optional(Schema.Boolean),
+  note: Schema.optional(Note)
+}).annotations({ identifier: "StartTimerRequest", ...exact })
+/** @since 0.1.0 */
+export type StartTimerBody = typeof StartTimerBody.Type
+
+/** @since 0.1.0 */
+export const CURSOR_PATTERN = /^[A-Za-z0-9_-]+$/
+
+/** @since 0.1.0 */
+export const CursorParam = Schema.String.pipe(
+  Schema.pattern(CURSOR_PATTERN),
+  Schema.minLength(1),
+  Schema.maxLength(1024)
+).annotations({ identifier: "Cursor", description: "opaque nextCursor of the preceding page" })
+
+/** @since 0.1.0 */
+export const LimitParam = Schema.String.pipe(
+  Schema.pattern(/^[1-9][0-9]*$/),
+  Schema.filter((s) => s.length <= 3 && Number(s) <= 100, {
+    message: () => "must be at most 100",
+    jsonSchema: {}
+  })
+).annotations({ identifier: "Limit", description: "decimal integer 1 to 100; default 20" })
+
+/** @since 0.1.0 */
+export const ListProjectsQuery = Schema.Struct({ clientId: Uuid })
+
+/** @since 0.1.0 */
+export const ListTimeEntriesQuery = Schema.Struct({
+  projectId: Schema.optional(Uuid),
+  cursor: Schema.optional(CursorParam),
+  limit: Schema.optional(LimitParam)
+})
+
+// ---------------------------------------------------------------------------------------------------------------------
+// Responses
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** @since 0.1.0 */
+export const ListClientsResponse = Schema.Struct({
+  clients: Schema.Array(Client),
+  canCreateProjects: Schema.Boolean
+}).annotations({ identifier: "ListClientsResponse" })
+/** @since 0.1.0 */
+export type ListClientsResponse = typeof ListClientsResponse.Type
+
+/** @since 0.1.0 */
+export const ListProjectsResponse = Schema.Struct({
+  projects: Schema.Array(Project)
+}).annotations({ identifier: "ListProjectsResponse" })
+/** @since 0.1.0 */
+export type ListProjectsResponse = typeof ListProjectsResponse.Type
+
+/** @since 0.1.0 */
+export const CreateProjectResponse = Schema.Struct({
+  project: Project
+}).annotations({ identifier: "CreateProjectResponse" })
+/** @since 0.1.0 */
+export type CreateProjectResponse = typeof CreateProjectResponse.Type
+
+/** @since 0.1.0 */
+export const ActiveTimerResponse = Schema.Struct({
+  timer: Schema.NullOr(Timer)
+}).annotations({ identifier: "ActiveTimerResponse" })
+/** @since 0.1.0 */
+export type ActiveTimerResponse = typeof ActiveTimerResponse.Type
+
+/** @since 0.1.0 */
+export const TimerMutationResponse = Schema.Struct({
+  timer: Schema.NullOr(Timer),
+  stoppedTimerId: Schema.NullOr(Uuid)
+}).annotations({ identifier: "TimerMutationResponse" })
+/** @since 0.1.0 */
+export type TimerMutationResponse = typeof TimerMutationResponse.Type
+
+/** @since 0.1.0 */
+export const TimeEntriesPage = Schema.Struct({
+  entries: Schema.Array(TimeEntry),
+  nextCursor: Schema.NullOr(CursorParam)
+}).annotations({ identifier: "TimeEntriesPage" })
+/** @since 0.1.0 */
+export type TimeEntriesPage = typeof TimeEntriesPage.Type

@@ -1,0 +1,191 @@
+/**
+ * The storage port: what an adapter must provide so that the core can keep every promise of the spec.
+ *
+ * The transaction boundary. Each public operation needs at most one atomic step, and the port offers exactly those
+ * steps, never row-by-row writes the core would have to glue together:
+ *
+ * - `consumeRateLimit` is one atomic check-and-count per request (Postgres: one statement).
+ * - `withTimerTransaction(scope, body)` is the only way to change timers. The adapter runs `body` inside one storage
+ *   transaction that holds a lock on the user and workspace for its whole duration (Postgres: an advisory transaction
+ *   lock; SQLite: `BEGIN IMMEDIATE`; memory: a semaphore). Inside, `body` reads one snapshot (the stored idempotency
+ *   record, the running entry, the entry or project asked for) and writes one set of changes (finish the running
+ *   entry, insert the new one, store the idempotency record). Because every mutation of a user's timers serialises on
+ *   that lock, two instances can never both see "no running timer", and the second request with an idempotency key
+ *   waits for the first and then reads its committed record: replay or conflict, never a second execution. Because the
+ *   record is written in the same transaction as the change, they commit together or not at all. The database's
+ *   partial unique index on active entries backs the lock up.
+ * - `createProject` is one statement: insert the project only if its client is active in the workspace, and assign
+ *   the creator.
+ * - Reads are single statements with no lock.
+ *
+ * Adapters never let their own errors escape: every failure is a `StoreError` (or, on the admin side, a
+ * `RecordConflict` for a uniqueness rule the database enforced).
+ *
+ * @since 0.1.0
+ */
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
+import type * as Option from "effect/Option"
+import type { Position } from "./Cursor.js"
+import type { RecordConflict, StoreError } from "./Errors.js"
+import type { IdempotencyRecord } from "./Idempotency.js"
+import type { Policy } from "./RateLimit.js"
+import type {
+  ApiKeyInfo,
+  ClientRecord,
+  Dataset,
+  DatasetRefs,
+  EntryFinish,
+  EntryRecord,
+  EntryRow,
+  ExistingRecords,
+  KeyRecord,
+  ProjectRecord,
+  TrackingTarget,
+  UserScope
+} from "./Records.js"
+
+/**
+ * What a timer transaction reads, all in one go.
+ *
+ * @since 0.1.0
+ */
+export interface TimerQuery {
+  /** The trimmed idempotency key, when the step is idempotent. */
+  readonly idempotencyKey?: string | undefined
+  /** An entry of the scope's user in the scope's workspace, looked up by id. */
+  readonly entryId?: string | undefined
+  /** A project of the scope's workspace, with the user's assignment. */
+  readonly projectId?: string | undefined
+}
+
+/**
+ * The answer to a `TimerQuery`, read inside the transaction after the lock was taken.
+ *
+ * @since 0.1.0
+ */
+export interface TimerSnapshot {
+  readonly idempotency: Option.Option<IdempotencyRecord>
+  /** The scope's active entry, if any. */
+  readonly running: Option.Option<EntryRecord>
+  /** The entry asked for, if it exists and belongs to the scope. */
+  readonly entry: Option.Option<EntryRecord>
+  /** The project asked for, if it exists in the scope's workspace (archived or not, assigned or not). */
+  readonly project: Option.Option<TrackingTarget>
+}
+
+/**
+ * The changes of one timer transaction, applied together. Adapters apply `finish` before `insert` (the new active
+ * entry may replace the finished one under the one-active-entry rule).
+ *
+ * @since 0.1.0
+ */
+export interface TimerChanges {
+  readonly finish?: EntryFinish | undefined
+  readonly insert?: EntryRow | undefined
+  readonly moveStart?: { readonly id: string; readonly startedAt: number } | undefined
+  /** Stored under the scope; replaces an expired record of the same key. */
+  readonly idempotency?: IdempotencyRecord | undefined
+  /** Idempotency records created before this time (epoch ms) may be deleted, in any scope. */
+  readonly forgetIdempotencyBefore?: number | undefined
+}
+
+/**
+ * The two things a timer transaction can do: read once, write once.
+ *
+ * @since 0.1.0
+ */
+export interface TimerTransaction {
+  readonly read: (query: TimerQuery) => Effect.Effect<TimerSnapshot, StoreError>
+  readonly write: (changes: TimerChanges) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * The admin side of the port: whole datasets in, and the few updates operators need.
+ *
+ * @since 0.1.0
+ */
+export interface AdminStore {
+  /** Which of the referenced ids and pairs already exist. */
+  readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError>
+  /** Inserts every row in one transaction; nothing is written on failure. */
+  readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
+  /** Sets a client's or project's archive flag; `false` when no such record exists. */
+  readonly setArchived: (
+    entity: "client" | "project",
+    id: string,
+    archived: boolean
+  ) => Effect.Effect<boolean, StoreError>
+  /** Removes a membership; `false` when there was none. */
+  readonly removeMembership: (scope: UserScope) => Effect.Effect<boolean, StoreError>
+  /** Marks a key revoked at `at` unless it already is; `false` when no such key exists. */
+  readonly revokeApiKey: (id: string, at: number) => Effect.Effect<boolean, StoreError>
+  readonly listApiKeys: (filter: {
+    readonly workspaceId?: string | undefined
+    readonly userId?: string | undefined
+  }) => Effect.Effect<ReadonlyArray<ApiKeyInfo>, StoreError>
+  /** The user and workspace an entry belongs to. */
+  readonly findEntryScope: (entryId: string) => Effect.Effect<Option.Option<UserScope>, StoreError>
+}
+
+/**
+ * A new project with the creator's assignment.
+ *
+ * @since 0.1.0
+ */
+export interface NewProject {
+  readonly id: string
+  readonly workspaceId: string
+  readonly clientId: string
+  readonly name: string
+  readonly color: string
+  readonly creatorUserId: string
+  readonly creatorRateCents: number
+}
+
+/**
+ * A page request of a user's history, in (`startedAt` desc, `id` desc) order.
+ *
+ * @since 0.1.0
+ */
+export interface EntriesQuery {
+  readonly projectId: string | null
+  /** Continue strictly after this position. */
+  readonly after: Position | null
+  readonly limit: number
+}
+
+/**
+ * The storage port.
+ *
+ * @since 0.1.0
+ */
+export class Store extends Context.Tag("@stint/core/Store")<Store, {
+  /** The API key with this SHA-256 digest (hex), with its user's current membership. */
+  readonly findApiKey: (digest: string) => Effect.Effect<Option.Option<KeyRecord>, StoreError>
+  /**
+   * Atomically: accept and count a request of `keyId` at `now` if the key's window has room under `policy`, as
+   * `RateLimit.decide` defines it. Counted across every instance that shares the store.
+   */
+  readonly consumeRateLimit: (keyId: string, now: number, policy: Policy) => Effect.Effect<boolean, StoreError>
+  /** The secret that signs cursors, shared by every instance on this store (created on first use). */
+  readonly cursorSecret: Effect.Effect<Uint8Array, StoreError>
+
+  /** The workspace's unarchived clients, with whether the user has an assigned unarchived project in each. */
+  readonly listClients: (scope: UserScope) => Effect.Effect<ReadonlyArray<ClientRecord>, StoreError>
+  /** The projects of `clientId` in the scope's workspace that the user is assigned to (archived ones included). */
+  readonly listProjects: (scope: UserScope, clientId: string) => Effect.Effect<ReadonlyArray<ProjectRecord>, StoreError>
+  /** Inserts the project and the creator's assignment if the client is unarchived in the workspace; else `None`. */
+  readonly createProject: (project: NewProject) => Effect.Effect<Option.Option<ProjectRecord>, StoreError>
+  /** The scope's active entry. */
+  readonly findActiveEntry: (scope: UserScope) => Effect.Effect<Option.Option<EntryRecord>, StoreError>
+  /** Up to `limit` entries of the scope (every status, any project), newest first. */
+  readonly listEntries: (scope: UserScope, query: EntriesQuery) => Effect.Effect<ReadonlyArray<EntryRecord>, StoreError>
+  /** Runs `body` in one transaction holding the scope's lock; see the module docs. */
+  readonly withTimerTransaction: <A, E, R>(
+    scope: UserScope,
+    body: (tx: TimerTransaction) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StoreError, R>
+
+  readonly admin: AdminStore
+}>() {}

@@ -1,0 +1,43 @@
+/**
+ * `@stint/core`: Stint's pure domain on Effect. Schemas, rules, the storage port, the seven public operations, the
+ * admin operations and an in-memory store.
+ *
+ * @since 0.1.0
+ */
+
+/** Who sees what: role visibility, readiness for tracking, list order. @since 0.1.0 */
+export * as Access from "./Access.js"
+/** Operator and website operations: create, archive, revoke, void, move, load. @since 0.1.0 */
+export * as Admin from "./Admin.js"
+/** API key format, digest, `Authorization` parsing, expiry and scopes. @since 0.1.0 */
+export * as ApiKey from "./ApiKey.js"
+/** Signed keyset cursors bound to key, workspace, filter and limit. @since 0.1.0 */
+export * as Cursor from "./Cursor.js"
+/** One tagged error per spec error code, plus storage and admin errors. @since 0.1.0 */
+export * as Errors from "./Errors.js"
+/** The fixture file: schema, rules, defaults, all-or-nothing loading. @since 0.1.0 */
+export * as Fixture from "./Fixture.js"
+/** Idempotency keys, fingerprints and the replay/conflict decision. @since 0.1.0 */
+export * as Idempotency from "./Idempotency.js"
+/** The id generator (UUIDv7 by default). @since 0.1.0 */
+export * as Ids from "./Ids.js"
+/** The in-memory store and its inspection driver. @since 0.1.0 */
+export * as MemoryStore from "./MemoryStore.js"
+/** Exact earnings arithmetic. @since 0.1.0 */
+export * as Money from "./Money.js"
+/** The seven public operations. @since 0.1.0 */
+export * as Operations from "./Operations.js"
+/** The exact sliding-window rate limit. @since 0.1.0 */
+export * as RateLimit from "./RateLimit.js"
+/** Rows exchanged with storage adapters. @since 0.1.0 */
+export * as Records from "./Records.js"
+/** Raw request input and its validation. @since 0.1.0 */
+export * as Request from "./Request.js"
+/** The spec's types as Schemas. @since 0.1.0 */
+export * as Schemas from "./Schemas.js"
+/** Tunable policies (rate limit, idempotency retention). @since 0.1.0 */
+export * as Settings from "./Settings.js"
+/** The storage port. @since 0.1.0 */
+export * as Store from "./Store.js"
+/** Timer state transitions and derived fields. @since 0.1.0 */
+export * as TimerRules from "./TimerRules.js"
