@@ -137,7 +137,7 @@ export const make = Effect.gen(function*() {
     return Effect.void
   }
 
-  const store: Store["Type"] = {
+  const store: Omit<Store["Type"], "ping"> = {
     findApiKey: (digest) =>
       Effect.sync(() => {
         const key = [...t.apiKeys.values()].find((k) => k.digest === digest)
@@ -350,7 +350,7 @@ export const make = Effect.gen(function*() {
         )
     }
   }
-  return { store, driver: { tables: t } }
+  return { store: { ...store, ping: Effect.void }, driver: { tables: t } }
 })
 
 /**

@@ -188,4 +188,7 @@ export class Store extends Context.Tag("@stint/core/Store")<Store, {
   ) => Effect.Effect<A, E | StoreError, R>
 
   readonly admin: AdminStore
+
+  /** Succeeds when the storage is reachable (readiness probes). */
+  readonly ping: Effect.Effect<void, StoreError>
 }>() {}
