@@ -137,7 +137,9 @@ export const make = Effect.gen(function*() {
     return Effect.void
   }
 
-  const store: Omit<Store["Type"], "ping"> = {
+  const store: Store["Type"] = {
+    ping: Effect.void,
+
     findApiKey: (digest) =>
       Effect.sync(() => {
         const key = [...t.apiKeys.values()].find((k) => k.digest === digest)
@@ -350,7 +352,7 @@ export const make = Effect.gen(function*() {
         )
     }
   }
-  return { store: { ...store, ping: Effect.void }, driver: { tables: t } }
+  return { store, driver: { tables: t } }
 })
 
 /**
