@@ -11,6 +11,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
@@ -70,6 +71,16 @@ export interface Principal extends UserScope {
 }
 
 /**
+ * The id of the API key the current request authenticated with, once it has (also for requests then refused with 429
+ * or 403). Transports read it after an operation to log which key made a request, never the key itself.
+ *
+ * @since 0.1.0
+ */
+export const authenticatedKeyId: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake<Option.Option<string>>(
+  Option.none()
+)
+
+/**
  * Checks 2 to 4 of the order: the key (401), the rate limit (429, counting every authenticated request that is not
  * refused with 429), the scope (403).
  *
@@ -100,6 +111,7 @@ export const authenticate = (
       })
     }
     const key = found.value
+    yield* FiberRef.set(authenticatedKeyId, Option.some(key.id))
     const settings = yield* Settings
     if (!(yield* store.consumeRateLimit(key.id, now, settings.rateLimit))) {
       return yield* new ApiKeyRateLimited({
