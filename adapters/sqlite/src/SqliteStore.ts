@@ -1,0 +1,76 @@
+/**
+ * Stint's embedded default storage: the core's `Store` port on one SQLite file (`@effect/sql-sqlite-node`, that is
+ * better-sqlite3), in WAL mode with a busy timeout and foreign keys on, migrated by `@effect/sql`'s Migrator. Every
+ * write step runs in a `BEGIN IMMEDIATE` transaction, so several processes sharing the file keep every promise of the
+ * port: one active entry per user and workspace, one execution per idempotency key, one rate-limit window per key.
+ *
+ * @since 0.1.0
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { StoreError } from "@stint/core/Errors"
+import { Store } from "@stint/core/Store"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import { consumeRateLimit, findApiKey, makeCursorSecret } from "./internal/access.js"
+import { makeAdmin } from "./internal/admin.js"
+import { createProject, listClients, listProjects } from "./internal/catalog.js"
+import { open, orStoreError } from "./internal/database.js"
+import { findActive, listEntries } from "./internal/entries.js"
+import { migrate as runMigrations } from "./internal/migrations.js"
+import { withTimerTransaction } from "./internal/timers.js"
+
+/**
+ * Where the database lives and how long to wait for another process's lock.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** The database file; created (with its tables) when missing. Its directory must exist. */
+  readonly filename: string
+  /**
+   * How long a statement waits for another connection's write lock before failing with a `StoreError`
+   * (SQLite's `busy_timeout`). Default: 5000 ms.
+   */
+  readonly busyTimeoutMillis?: number | undefined
+}
+
+const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    const sql = yield* open(options)
+    yield* runMigrations(sql)
+    const store: Store["Type"] = {
+      findApiKey: findApiKey(sql),
+      consumeRateLimit: consumeRateLimit(sql),
+      cursorSecret: yield* makeCursorSecret(sql),
+      listClients: listClients(sql),
+      listProjects: listProjects(sql),
+      createProject: createProject(sql),
+      findActiveEntry: findActive(sql),
+      listEntries: listEntries(sql),
+      withTimerTransaction: withTimerTransaction(sql),
+      admin: makeAdmin(sql),
+      ping: sql.unsafe("SELECT 1").pipe(orStoreError("ping"), Effect.asVoid)
+    }
+    return store
+  })
+
+/**
+ * The core's `Store` on the SQLite file `options.filename`: opens (and creates) it, sets WAL, the busy timeout and
+ * foreign keys, applies pending migrations, and closes the file when the layer's scope closes.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<Store, StoreError> =>
+  Layer.scoped(Store, make(options)).pipe(Layer.provide(Reactivity.layer))
+
+/**
+ * Applies pending migrations to the file and closes it (`stint migrate`). Running it again is a no-op.
+ *
+ * @since 0.1.0
+ */
+export const migrate = (options: Options): Effect.Effect<void, StoreError> =>
+  Effect.scoped(Effect.flatMap(open(options), runMigrations)).pipe(
+    Effect.asVoid,
+    Effect.provide(Reactivity.layer)
+  )

@@ -1,0 +1,198 @@
+/**
+ * `AdminStore.insert`: a whole dataset in one write transaction. First the uniqueness checks the memory store makes,
+ * in its order (so the same `RecordConflict` comes out), then the rows one by one, so that a constraint SQLite still
+ * enforces (a duplicate inside the dataset, a digest taken, a missing parent) names the row that broke it.
+ */
+import type * as SqlClient from "@effect/sql/SqlClient"
+import { SqlError } from "@effect/sql/SqlError"
+import { RecordConflict, type StoreError } from "@stint/core/Errors"
+import type { Dataset, UserScope } from "@stint/core/Records"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import { immediate, orStoreError, storeError } from "./database.js"
+import { decodeRows, flag, ScopeRow } from "./rows.js"
+
+const pairKey = (a: string, b: string) => `${a} ${b}`
+
+const decodeKeys = decodeRows(Schema.Struct({ k: Schema.String }), "ids")
+
+/** The first of `keys` (in order) that the query `existing` finds, given `values` as JSON, as a conflict on `entity`. */
+const firstTaken = (
+  sql: SqlClient.SqlClient,
+  entity: string,
+  keys: ReadonlyArray<string>,
+  values: ReadonlyArray<unknown>,
+  existing: string
+): Effect.Effect<RecordConflict | undefined, StoreError> =>
+  keys.length === 0 ? Effect.succeed(undefined) : sql.unsafe(existing, [JSON.stringify(values)]).pipe(
+    orStoreError(`checking ${entity} ids`),
+    Effect.flatMap(decodeKeys),
+    Effect.map((rows) => {
+      const taken = new Set(rows.map((row) => row.k))
+      const id = keys.find((key) => taken.has(key))
+      return id === undefined ? undefined : new RecordConflict({ entity, id, reason: "already exists" })
+    })
+  )
+
+/** Finds which of a JSON array of ids exist in `table`. */
+export const byId = (table: string) => `SELECT id AS k FROM ${table} WHERE id IN (SELECT value FROM json_each(?))`
+
+/** Finds which of a JSON array of `[a, b]` pairs exist in `table` (through its primary key), as `"a b"`. */
+export const byPair = (table: string, a: string, b: string) =>
+  `SELECT ${a} || ' ' || ${b} AS k FROM ${table}
+    WHERE (${a}, ${b}) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`
+
+const decodeScopes = decodeRows(ScopeRow, "active entries")
+
+/** The memory store's checks, in its order: ids taken, then a second active entry for a user and workspace. */
+const conflicts = (sql: SqlClient.SqlClient, dataset: Dataset): Effect.Effect<RecordConflict | undefined, StoreError> =>
+  Effect.gen(function*() {
+    const ids = (entity: string, table: string, keys: ReadonlyArray<string>) =>
+      firstTaken(sql, entity, keys, keys, byId(table))
+    const pairs = (entity: string, table: string, a: string, b: string, values: ReadonlyArray<readonly [string, string]>) =>
+      firstTaken(sql, entity, values.map(([x, y]) => pairKey(x, y)), values, byPair(table, a, b))
+    const checks: ReadonlyArray<Effect.Effect<RecordConflict | undefined, StoreError>> = [
+      ids("workspace", "workspaces", dataset.workspaces.map((w) => w.id)),
+      ids("user", "users", dataset.users.map((u) => u.id)),
+      pairs("membership", "memberships", "workspace_id", "user_id", dataset.memberships.map((m) => [m.workspaceId, m.userId])),
+      ids("client", "clients", dataset.clients.map((c) => c.id)),
+      ids("project", "projects", dataset.projects.map((p) => p.id)),
+      pairs("assignment", "assignments", "project_id", "user_id", dataset.assignments.map((a) => [a.projectId, a.userId])),
+      ids("apiKey", "api_keys", dataset.apiKeys.map((k) => k.id)),
+      ids("timeEntry", "time_entries", dataset.timeEntries.map((e) => e.id))
+    ]
+    for (const check of checks) {
+      const conflict = yield* check
+      if (conflict !== undefined) return conflict
+    }
+    const active = dataset.timeEntries.filter((e) => e.status === "active")
+    if (active.length === 0) return undefined
+    const running = yield* sql.unsafe(
+      `SELECT workspace_id, user_id FROM time_entries
+        WHERE status = 'active' AND (workspace_id, user_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+      [JSON.stringify(active.map((e) => [e.workspaceId, e.userId]))]
+    ).pipe(orStoreError("checking active entries"), Effect.flatMap(decodeScopes))
+    const busy = new Set(running.map((s: UserScope) => pairKey(s.workspaceId, s.userId)))
+    const second = active.find((e) => busy.has(pairKey(e.workspaceId, e.userId)))
+    return second === undefined ? undefined : new RecordConflict({ entity: "timeEntry", id: second.id, reason: "second active entry" })
+  })
+
+/** The SQLite result code of a failed statement (`SQLITE_CONSTRAINT_UNIQUE`, …), when there is one. */
+const sqliteCode = (error: SqlError): string | undefined => {
+  const cause: unknown = error.cause
+  if (typeof cause !== "object" || cause === null || !("code" in cause)) return undefined
+  return typeof cause.code === "string" ? cause.code : undefined
+}
+
+/** Runs one insert; uniqueness and foreign-key violations become a `RecordConflict` on this row. */
+const insertRow = (
+  sql: SqlClient.SqlClient,
+  entity: string,
+  id: string,
+  statement: string,
+  params: ReadonlyArray<string | number | null>
+): Effect.Effect<void, RecordConflict | StoreError> =>
+  sql.unsafe(statement, params).pipe(
+    Effect.asVoid,
+    Effect.mapError((error) => {
+      const code = sqliteCode(error)
+      const message = error.cause instanceof Error ? error.cause.message : ""
+      switch (code) {
+        case "SQLITE_CONSTRAINT_PRIMARYKEY":
+          return new RecordConflict({ entity, id, reason: "already exists" })
+        case "SQLITE_CONSTRAINT_UNIQUE":
+          return new RecordConflict({
+            entity,
+            id,
+            reason: message.includes("api_keys.digest")
+              ? "digest already exists"
+              : entity === "timeEntry"
+              ? "second active entry"
+              : "already exists"
+          })
+        case "SQLITE_CONSTRAINT_FOREIGNKEY":
+          return new RecordConflict({ entity, id, reason: "refers to a record that does not exist" })
+        default:
+          return storeError(`inserting a ${entity}`)(error)
+      }
+    })
+  )
+
+/** `AdminStore.insert`. */
+export const insertDataset = (sql: SqlClient.SqlClient) =>
+(dataset: Dataset): Effect.Effect<void, StoreError | RecordConflict> =>
+  immediate(sql)(Effect.gen(function*() {
+    const conflict = yield* conflicts(sql, dataset)
+    if (conflict !== undefined) return yield* conflict
+    const row = (entity: string, id: string, statement: string, params: ReadonlyArray<string | number | null>) =>
+      insertRow(sql, entity, id, statement, params)
+    for (const w of dataset.workspaces) {
+      yield* row("workspace", w.id, `INSERT INTO workspaces (id, name) VALUES (?, ?)`, [w.id, w.name])
+    }
+    for (const u of dataset.users) {
+      yield* row("user", u.id, `INSERT INTO users (id, name, email) VALUES (?, ?, ?)`, [u.id, u.name, u.email])
+    }
+    for (const m of dataset.memberships) {
+      yield* row(
+        "membership",
+        pairKey(m.workspaceId, m.userId),
+        `INSERT INTO memberships (workspace_id, user_id, role, pay_rate_cents) VALUES (?, ?, ?, ?)`,
+        [m.workspaceId, m.userId, m.role, m.payRateCents]
+      )
+    }
+    for (const c of dataset.clients) {
+      yield* row("client", c.id, `INSERT INTO clients (id, workspace_id, name, color, archived) VALUES (?, ?, ?, ?, ?)`, [
+        c.id,
+        c.workspaceId,
+        c.name,
+        c.color,
+        flag(c.archived)
+      ])
+    }
+    for (const p of dataset.projects) {
+      yield* row(
+        "project",
+        p.id,
+        `INSERT INTO projects (id, workspace_id, client_id, name, color, archived) VALUES (?, ?, ?, ?, ?, ?)`,
+        [p.id, p.workspaceId, p.clientId, p.name, p.color, flag(p.archived)]
+      )
+    }
+    for (const a of dataset.assignments) {
+      yield* row(
+        "assignment",
+        pairKey(a.projectId, a.userId),
+        `INSERT INTO assignments (project_id, user_id, pay_rate_cents) VALUES (?, ?, ?)`,
+        [a.projectId, a.userId, a.payRateCents]
+      )
+    }
+    for (const k of dataset.apiKeys) {
+      yield* row(
+        "apiKey",
+        k.id,
+        `INSERT INTO api_keys (id, digest, user_id, workspace_id, scopes, created_at, revoked_at)
+          VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        [k.id, k.digest, k.userId, k.workspaceId, JSON.stringify(k.scopes), k.createdAt, k.revokedAt]
+      )
+    }
+    for (const e of dataset.timeEntries) {
+      yield* row(
+        "timeEntry",
+        e.id,
+        `INSERT INTO time_entries
+          (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
+          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          e.id,
+          e.workspaceId,
+          e.userId,
+          e.projectId,
+          e.status,
+          flag(e.billable),
+          e.note,
+          e.startedAt,
+          e.endedAt,
+          e.payRateCents
+        ]
+      )
+    }
+  }))

@@ -1,0 +1,32 @@
+/**
+ * Applying the schema migrations with `@effect/sql`'s Migrator, inside one `BEGIN IMMEDIATE` transaction so that two
+ * processes opening a fresh file at once cannot both migrate it: the second waits for the first and finds nothing to
+ * do. The migrations are imported statically, so they run the same from `src/` and from `dist/`.
+ */
+import * as Migrator from "@effect/sql/Migrator"
+import * as SqlClient from "@effect/sql/SqlClient"
+import { StoreError } from "@stint/core/Errors"
+import * as Effect from "effect/Effect"
+import initial from "../migrations/0001_initial.js"
+import { immediate, storeError } from "./database.js"
+
+/** The migrations, by `NNNN_name`. */
+export const migrations = Migrator.fromRecord({
+  "0001_initial": initial
+})
+
+/** The table where the Migrator records what ran. */
+export const MIGRATIONS_TABLE = "stint_migrations"
+
+const run = Migrator.make({})({ loader: migrations, table: MIGRATIONS_TABLE })
+
+/** Applies pending migrations; returns the ids and names of those that ran. */
+export const migrate = (
+  sql: SqlClient.SqlClient
+): Effect.Effect<ReadonlyArray<readonly [id: number, name: string]>, StoreError> =>
+  immediate(sql)(run).pipe(
+    Effect.provideService(SqlClient.SqlClient, sql),
+    Effect.mapError((error) => error instanceof StoreError ? error : storeError("migrating")(error)),
+    // The Migrator turns a failed migration into a defect; it is a storage failure like any other.
+    Effect.catchAllDefect((defect) => Effect.fail(storeError("migrating")(defect)))
+  )
