@@ -32,9 +32,12 @@ export const tempFile = (name = "stint"): string => {
 export const freshLayer = (filename = tempFile()): Layer.Layer<Store.Store, unknown> =>
   SqliteStore.layer({ filename })
 
-/** Opens the file with better-sqlite3, read-only, bypassing the adapter; closes it after `use`. */
-export const backdoor = <A>(filename: string, use: (db: Database.Database) => A): A => {
-  const db = new Database(filename, { readonly: true, fileMustExist: true })
+/**
+ * Opens the file with better-sqlite3, bypassing the adapter (read-only unless `writable`, with no busy wait); closes it
+ * after `use`.
+ */
+export const backdoor = <A>(filename: string, use: (db: Database.Database) => A, writable = false): A => {
+  const db = new Database(filename, { readonly: !writable, fileMustExist: true, timeout: 0 })
   try {
     return use(db)
   } finally {

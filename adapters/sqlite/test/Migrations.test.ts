@@ -1,0 +1,91 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Store } from "@stint/core"
+import { SqliteStore } from "@stint/sqlite"
+import * as Effect from "effect/Effect"
+import { backdoor, tempFile } from "./support.js"
+
+const TABLES = [
+  "api_keys",
+  "assignments",
+  "clients",
+  "idempotency_records",
+  "memberships",
+  "projects",
+  "rate_limit_hits",
+  "settings",
+  "stint_migrations",
+  "time_entries",
+  "users",
+  "workspaces"
+]
+
+const schemaOf = (filename: string) =>
+  backdoor(filename, (db) =>
+    db.prepare("SELECT type, name, sql FROM sqlite_master ORDER BY type, name").all() as Array<{
+      type: string
+      name: string
+      sql: string | null
+    }>)
+
+const migrationsOf = (filename: string) =>
+  backdoor(filename, (db) =>
+    db.prepare("SELECT migration_id AS id, name, created_at AS at FROM stint_migrations").all() as Array<{
+      id: number
+      name: string
+      at: string
+    }>)
+
+/** The indexed columns of an index, with their sort order. */
+const indexColumns = (filename: string, index: string) =>
+  backdoor(filename, (db) =>
+    (db.prepare(`PRAGMA index_xinfo(${index})`).all() as Array<{ name: string | null; desc: number; key: number }>)
+      .filter((column) => column.key === 1)
+      .map((column) => `${column.name}${column.desc === 1 ? " DESC" : ""}`))
+
+describe("migrations", () => {
+  it.effect("a fresh file gets every table and index; running again is a no-op", () =>
+    Effect.gen(function*() {
+      const filename = tempFile()
+      yield* SqliteStore.migrate({ filename })
+      const schema = schemaOf(filename)
+      expect(schema.filter((row) => row.type === "table").map((row) => row.name)).toEqual(TABLES)
+      const migrations = migrationsOf(filename)
+      expect(migrations.map(({ id, name }) => [id, name])).toEqual([[1, "initial"]])
+
+      yield* SqliteStore.migrate({ filename })
+      // The layer migrates too, and finds nothing to do.
+      yield* Effect.flatMap(Store.Store, (store) => store.ping).pipe(Effect.provide(SqliteStore.layer({ filename })))
+      expect(schemaOf(filename)).toEqual(schema)
+      expect(migrationsOf(filename)).toEqual(migrations)
+    }))
+
+  it.effect("indexes keyset pagination and allows one active entry per user and workspace", () =>
+    Effect.gen(function*() {
+      const filename = tempFile()
+      yield* SqliteStore.migrate({ filename })
+      expect(indexColumns(filename, "time_entries_history")).toEqual([
+        "workspace_id",
+        "user_id",
+        "started_at DESC",
+        "id DESC"
+      ])
+      expect(indexColumns(filename, "time_entries_project_history")).toEqual([
+        "workspace_id",
+        "user_id",
+        "project_id",
+        "started_at DESC",
+        "id DESC"
+      ])
+      const active = backdoor(filename, (db) =>
+        db.prepare("SELECT sql FROM sqlite_master WHERE name = 'time_entries_one_active'").get() as { sql: string })
+      expect(active.sql).toMatch(/^CREATE UNIQUE INDEX time_entries_one_active\s+ON time_entries \(workspace_id, user_id\) WHERE status = 'active'$/)
+      expect(indexColumns(filename, "time_entries_one_active")).toEqual(["workspace_id", "user_id"])
+    }))
+
+  it.effect("opens the file in WAL mode", () =>
+    Effect.gen(function*() {
+      const filename = tempFile()
+      yield* SqliteStore.migrate({ filename })
+      expect(backdoor(filename, (db) => db.pragma("journal_mode", { simple: true }))).toBe("wal")
+    }))
+})
