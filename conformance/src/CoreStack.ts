@@ -1,0 +1,105 @@
+/**
+ * A stack that drives the core's operations directly over a `Store` layer, on the kit's manual clock: how an adapter
+ * author checks a storage adapter without any transport.
+ *
+ * @since 0.1.0
+ */
+import { Admin, Fixture, Operations, type Request, Settings, Store } from "@stint/core"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManualClock from "./ManualClock.js"
+import { errorStatus, successStatus } from "./SpecTable.js"
+import type { Backdoor, Capabilities, Definition, OperationName, Outcome, Stack } from "./Stack.js"
+
+/**
+ * Options of a core stack.
+ *
+ * @since 0.1.0
+ */
+export interface Options<R> {
+  /** A reader of the store that does not go through the adapter's own reads. */
+  readonly backdoor?: ((context: Context.Context<R>) => Backdoor) | undefined
+  /** Overrides of the core's settings (e.g. a smaller rate limit). */
+  readonly settings?: Partial<Settings.SettingsShape> | undefined
+  /** Declare `concurrent: false` for a store whose operations cannot overlap. Default true. */
+  readonly concurrent?: boolean | undefined
+}
+
+const handlers: { readonly [K in OperationName]: (request: Request.ApiRequest) => Effect.Effect<unknown, { readonly code: string; readonly message: string; readonly details?: unknown }, Store.Store> } = {
+  listClients: Operations.listClients,
+  listProjects: Operations.listProjects,
+  createProject: Operations.createProject,
+  getActiveTimer: Operations.getActiveTimer,
+  startTimer: Operations.startTimer,
+  stopTimer: Operations.stopTimer,
+  listTimeEntries: Operations.listTimeEntries
+}
+
+const isMutation = (operation: OperationName) => operation === "startTimer" || operation === "stopTimer"
+
+const errorOutcome = (code: string, message: string, details: unknown): Outcome => {
+  const body = { error: { code, message, details: details ?? {} }, requestId: "core" }
+  return { status: errorStatus[code] ?? 500, body, text: JSON.stringify(body) }
+}
+
+/**
+ * A stack over `layer`, which must provide a fresh, empty `Store`.
+ *
+ * @since 0.1.0
+ */
+export const make = <R = never, E = never>(
+  layer: Layer.Layer<Store.Store | R, E>,
+  options: Options<Store.Store | R> = {}
+): Definition => {
+  const capabilities: Capabilities = {
+    http: false,
+    controlledClock: true,
+    concurrent: options.concurrent ?? true,
+    multiProcess: false
+  }
+  const make = Effect.gen(function*() {
+    const context = yield* Layer.build(layer)
+    const store = Context.get(context, Store.Store)
+    const manual = ManualClock.make()
+    const settings = { ...Settings.defaults, ...options.settings }
+    const run = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) =>
+      effect.pipe(
+        Effect.provideService(Store.Store, store),
+        Effect.provideService(Settings.Settings, settings),
+        Effect.withClock(manual.clock)
+      )
+    const adminEvent = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
+    const stack: Stack = {
+      call: (operation, request) =>
+        run(handlers[operation](request)).pipe(
+          Effect.map((result): Outcome => {
+            if (isMutation(operation)) {
+              const mutation = result as Operations.TimerMutation
+              return { status: 200, body: JSON.parse(mutation.json), text: mutation.json, replayed: mutation.replayed }
+            }
+            const text = JSON.stringify(result)
+            return { status: successStatus(operation), body: JSON.parse(text), text }
+          }),
+          Effect.catchAll((error) => Effect.succeed(errorOutcome(error.code, error.message, error.details))),
+          Effect.catchAllDefect((defect) =>
+            Effect.succeed(errorOutcome("INTERNAL_ERROR", Cause.pretty(Cause.die(defect)), {}))
+          )
+        ),
+      seed: (fixture) => run(Fixture.load(fixture)),
+      admin: {
+        setArchived: (entity, id, archived) => adminEvent(Admin.setArchived(entity, id, archived)),
+        removeMembership: (workspaceId, userId) => adminEvent(Admin.removeMembership({ workspaceId, userId })),
+        revokeKey: (keyId) => adminEvent(Admin.revokeApiKey(keyId)),
+        voidEntry: (entryId) => adminEvent(Admin.voidEntry(entryId)),
+        moveEntryStart: (entryId, startedAt) =>
+          adminEvent(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
+      },
+      clock: { now: manual.now, advance: manual.advance },
+      backdoor: options.backdoor?.(context)
+    }
+    return stack
+  })
+  return { capabilities, make }
+}

@@ -1,0 +1,136 @@
+/**
+ * What an adapter author hands the kit: a running Stint (its seven operations, a way to load fixtures and to cause
+ * the admin events the spec mentions, and a clock) plus a declaration of what it supports. The kit branches only on
+ * that declaration, never on an adapter's name.
+ *
+ * @since 0.1.0
+ */
+import type { Fixture, Request } from "@stint/core"
+import type * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+
+/**
+ * The seven operations of the spec, by their operation ids.
+ *
+ * @since 0.1.0
+ */
+export type OperationName =
+  | "listClients"
+  | "listProjects"
+  | "createProject"
+  | "getActiveTimer"
+  | "startTimer"
+  | "stopTimer"
+  | "listTimeEntries"
+
+/** @since 0.1.0 */
+export const operations: ReadonlyArray<OperationName> = [
+  "listClients",
+  "listProjects",
+  "createProject",
+  "getActiveTimer",
+  "startTimer",
+  "stopTimer",
+  "listTimeEntries"
+]
+
+/**
+ * One answer, as the kit compares it with the spec.
+ *
+ * @since 0.1.0
+ */
+export interface Outcome {
+  readonly status: number
+  /** The parsed JSON body. */
+  readonly body: unknown
+  /** The body exactly as sent, for byte-for-byte replay checks. */
+  readonly text: string
+  /** Start and stop: whether the answer replayed a stored response (`Idempotent-Replayed: true` over HTTP). */
+  readonly replayed?: boolean | undefined
+  /** Lower-cased response headers, when the stack speaks HTTP. */
+  readonly headers?: Readonly<Record<string, string>> | undefined
+}
+
+/**
+ * What a stack supports. Every flag changes which checks the kit runs.
+ *
+ * @since 0.1.0
+ */
+export interface Capabilities {
+  /** The stack answers over HTTP: the kit also checks status lines' headers (`X-Request-Id`, no `Retry-After`, …). */
+  readonly http: boolean
+  /**
+   * The stack's clock is the kit's `clock` (time moves only when the kit advances it), so time-dependent rules (key
+   * expiry, idempotency retention, sliding rate windows, elapsed seconds) are checked exactly and the model-based run
+   * can compare every field.
+   */
+  readonly controlledClock: boolean
+  /** Requests may really overlap (the kit then runs its race checks with real concurrency). */
+  readonly concurrent: boolean
+  /** Requests are spread over several processes sharing one store. */
+  readonly multiProcess: boolean
+}
+
+/**
+ * The admin events of the spec and of the decisions page, which change what the seven operations see.
+ *
+ * @since 0.1.0
+ */
+export interface AdminEvents {
+  readonly setArchived: (entity: "client" | "project", id: string, archived: boolean) => Effect.Effect<void>
+  readonly removeMembership: (workspaceId: string, userId: string) => Effect.Effect<void>
+  readonly revokeKey: (keyId: string) => Effect.Effect<void>
+  readonly voidEntry: (entryId: string) => Effect.Effect<void>
+  /** Moves an entry's start (epoch ms). */
+  readonly moveEntryStart: (entryId: string, startedAt: number) => Effect.Effect<void>
+}
+
+/**
+ * Reads stored state without going through the operations (like Auth.js's adapter tests), when the stack can.
+ *
+ * @since 0.1.0
+ */
+export interface Backdoor {
+  /** Ids of the active entries of a user in a workspace, straight from the store. */
+  readonly activeEntryIds: (workspaceId: string, userId: string) => Effect.Effect<ReadonlyArray<string>>
+  /** How many entries a user has in a workspace, every status. */
+  readonly entryCount: (workspaceId: string, userId: string) => Effect.Effect<number>
+}
+
+/**
+ * A running Stint under test.
+ *
+ * @since 0.1.0
+ */
+export interface Stack {
+  /** Performs an operation with raw input; never fails (transport faults are defects). */
+  readonly call: (operation: OperationName, request: Request.ApiRequest) => Effect.Effect<Outcome>
+  /** Loads a fixture (`cli-and-fixtures.md` format) through the admin path; fails on an invalid fixture. */
+  readonly seed: (fixture: unknown) => Effect.Effect<Fixture.Summary, unknown>
+  readonly admin: AdminEvents
+  /** The clock the stack runs on. `advance` is only called when `controlledClock` is declared. */
+  readonly clock: {
+    readonly now: Effect.Effect<number>
+    readonly advance: (millis: number) => Effect.Effect<void>
+  }
+  readonly backdoor?: Backdoor | undefined
+}
+
+/**
+ * Builds a fresh stack; its scope closes it. The kit builds one per test file section and isolates tests by giving
+ * each its own workspaces, users and keys (workspaces are isolated tenants).
+ *
+ * @since 0.1.0
+ */
+export type MakeStack = Effect.Effect<Stack, unknown, Scope.Scope>
+
+/**
+ * What an adapter hands the kit: how to build a stack, and what it supports, declared before anything runs so the
+ * kit registers exactly the checks that apply.
+ *
+ * @since 0.1.0
+ */
+export interface Definition {
+  readonly capabilities: Capabilities
+  readonly make: MakeStack
+}
