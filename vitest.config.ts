@@ -23,6 +23,8 @@ export default defineConfig({
     exclude: ["**/node_modules/**", "**/dist/**"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    pool: "forks"
+    pool: "forks",
+    // PostgreSQL for the Postgres tests: STINT_TEST_DATABASE_URL, else a throwaway embedded server (testing/).
+    globalSetup: ["./testing/globalSetup.ts"]
   }
 })

@@ -1,0 +1,152 @@
+/**
+ * The core's `Store` on PostgreSQL, for any number of Stint instances sharing one database: every promise of the
+ * spec holds across instances because the database, not the process, serialises each user's timer changes
+ * (an advisory lock per user and workspace, backed by a partial unique index), counts each key's requests (one
+ * atomic statement), and keeps the cursor secret.
+ *
+ * @since 0.1.0
+ */
+import { StoreError } from "@stint/core/Errors"
+import { Store } from "@stint/core/Store"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as AdminStore from "./internal/AdminStore.js"
+import { makePool, query } from "./internal/Database.js"
+import { retryTransient } from "./internal/Failure.js"
+import { isId } from "./internal/Ids.js"
+import * as Migrations from "./internal/Migrations.js"
+import * as Queries from "./internal/Queries.js"
+import type { Compiled } from "./internal/Sql.js"
+import * as Rows from "./internal/Rows.js"
+import { withTimerTransaction } from "./internal/TimerTransaction.js"
+
+/**
+ * How to reach the database and how patient to be with it.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** `postgres://user:pass@host:port/db` (also `postgresql://`); libpq-style query parameters such as `sslmode` apply. */
+  readonly url: string
+  /** Connections this instance keeps at most. Default 10. */
+  readonly poolSize?: number | undefined
+  /** How long connecting (or waiting for a free pooled connection) may take before a `StoreError`. Default 5000. */
+  readonly connectTimeoutMillis?: number | undefined
+  /**
+   * How long one statement may run, lock waits included, before the server cancels it (`StoreError`); the client
+   * gives up one second later if the server does not answer at all. Default 5000.
+   */
+  readonly statementTimeoutMillis?: number | undefined
+  /**
+   * The secret that signs pagination cursors. Every instance must use the same one. When absent, a random secret is
+   * stored in the database on first start and shared by every instance.
+   */
+  readonly cursorSecret?: Uint8Array | undefined
+}
+
+/** @since 0.1.0 */
+export const DEFAULT_POOL_SIZE = 10
+/** @since 0.1.0 */
+export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 5_000
+/** @since 0.1.0 */
+export const DEFAULT_STATEMENT_TIMEOUT_MILLIS = 5_000
+
+const positive = (name: string, value: number | undefined, fallback: number) =>
+  value === undefined
+    ? Effect.succeed(fallback)
+    : Number.isSafeInteger(value) && value > 0
+    ? Effect.succeed(value)
+    : Effect.fail(new StoreError({ message: `PostgreSQL: ${name} must be a positive integer, got ${value}` }))
+
+const settings = (options: Options) =>
+  Effect.gen(function*() {
+    if (!/^postgres(ql)?:\/\//i.test(options.url) || !URL.canParse(options.url)) {
+      return yield* new StoreError({ message: "PostgreSQL: the database address must be a postgres:// or postgresql:// URL" })
+    }
+    return {
+      url: options.url,
+      poolSize: yield* positive("poolSize", options.poolSize, DEFAULT_POOL_SIZE),
+      connectTimeoutMillis: yield* positive("connectTimeoutMillis", options.connectTimeoutMillis, DEFAULT_CONNECT_TIMEOUT_MILLIS),
+      statementTimeoutMillis: yield* positive(
+        "statementTimeoutMillis",
+        options.statementTimeoutMillis,
+        DEFAULT_STATEMENT_TIMEOUT_MILLIS
+      )
+    }
+  })
+
+/**
+ * Applies pending migrations and closes its connections: for `stint migrate`.
+ *
+ * @since 0.1.0
+ */
+export const migrate = (options: Options): Effect.Effect<void, StoreError> =>
+  Effect.scoped(Effect.gen(function*() {
+    const pool = yield* makePool(yield* settings(options))
+    yield* Migrations.run(pool, { createSecret: false })
+  }))
+
+/**
+ * Connects, applies pending migrations, and returns the store; its connections close with the scope.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const pool = yield* makePool(yield* settings(options))
+    const stored = yield* Migrations.run(pool, { createSecret: options.cursorSecret === undefined })
+    const secret = options.cursorSecret ?? Option.getOrUndefined(stored)
+    if (secret === undefined) return yield* new StoreError({ message: "PostgreSQL: no cursor secret is stored" })
+
+    const run = (what: string, statement: Compiled) => retryTransient(query(pool, what, statement))
+    const rows = <A>(what: string, statement: Compiled, f: (row: Rows.Row) => A) =>
+      Effect.flatMap(run(what, statement), (result) => Rows.read(what, () => result.map(f)))
+
+    const store: Store["Type"] = {
+      ping: Effect.asVoid(run("ping", Queries.ping)),
+
+      findApiKey: (digest) =>
+        Effect.map(rows("finding a key", Queries.findApiKey(digest), Rows.key), (found) => Option.fromNullable(found[0])),
+
+      consumeRateLimit: (keyId, now, policy) =>
+        isId(keyId)
+          ? Effect.map(run("counting a request", Queries.consumeRateLimit(keyId, now, policy)), (result) => result.length > 0)
+          : Effect.fail(new StoreError({ message: `PostgreSQL: not a key id: ${keyId}` })),
+
+      cursorSecret: Effect.succeed(secret),
+
+      listClients: (scope) => rows("listing clients", Queries.listClients(scope), Rows.client),
+
+      listProjects: (scope, clientId) =>
+        isId(clientId) ? rows("listing projects", Queries.listProjects(scope, clientId), Rows.project) : Effect.succeed([]),
+
+      createProject: (project) =>
+        isId(project.clientId)
+          ? Effect.map(rows("creating a project", Queries.createProject(project), Rows.project), (created) =>
+            Option.fromNullable(created[0]))
+          : Effect.succeedNone,
+
+      findActiveEntry: (scope) =>
+        Effect.map(rows("finding the active entry", Queries.findActiveEntry(scope), Rows.entry), (found) =>
+          Option.fromNullable(found[0])),
+
+      listEntries: (scope, entries) =>
+        entries.projectId !== null && !isId(entries.projectId)
+          ? Effect.succeed([])
+          : rows("listing entries", Queries.listEntries(scope, entries), Rows.entry),
+
+      withTimerTransaction: withTimerTransaction(pool),
+
+      admin: AdminStore.make(pool)
+    }
+    return store
+  })
+
+/**
+ * The `Store` on PostgreSQL: connects, applies pending migrations, and ends its pool when the layer's scope closes.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<Store, StoreError> => Layer.scoped(Store, make(options))

@@ -1,0 +1,147 @@
+/**
+ * The connection pool and the two ways the adapter talks to PostgreSQL: one statement on any pooled connection, or
+ * several statements on one held connection, sent back to back without waiting (node-postgres pipelining) so that a
+ * whole group costs one network round trip. Every failure is a `StoreError`; a connection whose state is unknown after
+ * a failure is destroyed, never handed to the next caller.
+ */
+import { StoreError } from "@stint/core/Errors"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import pg from "pg"
+import { breaksConnection, storeError } from "./Failure.js"
+import type { Compiled } from "./Sql.js"
+
+/** A result row as node-postgres returns it. */
+export type Row = Readonly<Record<string, unknown>>
+
+/** The settings of a pool. */
+export interface PoolSettings {
+  readonly url: string
+  readonly poolSize: number
+  readonly connectTimeoutMillis: number
+  readonly statementTimeoutMillis: number
+}
+
+/** How much longer than the server's statement timeout the client waits before giving a connection up. */
+const CLIENT_GRACE_MILLIS = 1_000
+
+const INT8 = 20
+
+// `bigint` columns hold epoch milliseconds and counts, all far below 2^53: read them as numbers.
+const types = {
+  getTypeParser: ((oid: number, format?: "text" | "binary") =>
+    oid === INT8 && format !== "binary"
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format ?? "text")) as pg.CustomTypesConfig["getTypeParser"]
+}
+
+/**
+ * A pool on `settings.url`, ended when the scope closes. Connecting waits at most `connectTimeoutMillis`; the server
+ * cancels any statement after `statementTimeoutMillis` (lock waits included) and the client gives up a little later
+ * if the server stays silent; a session idle inside a transaction is ended by the server.
+ */
+export const makePool = (settings: PoolSettings): Effect.Effect<pg.Pool, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new pg.Pool({
+        connectionString: settings.url,
+        max: settings.poolSize,
+        connectionTimeoutMillis: settings.connectTimeoutMillis,
+        statement_timeout: settings.statementTimeoutMillis,
+        query_timeout: settings.statementTimeoutMillis + CLIENT_GRACE_MILLIS,
+        idle_in_transaction_session_timeout: Math.max(10_000, 2 * settings.statementTimeoutMillis),
+        idleTimeoutMillis: 30_000,
+        keepAlive: true,
+        pipeline: true,
+        application_name: "stint",
+        types
+      })
+      // Errors of idle connections (the server restarted, a backend was terminated) only remove them from the pool.
+      pool.on("error", () => undefined)
+      return pool
+    }),
+    (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(5_000))
+  )
+
+const queryOn = (
+  client: pg.Pool | pg.PoolClient,
+  statement: Compiled,
+  callback: (error: Error | undefined, rows: ReadonlyArray<Row>) => void
+) => {
+  client.query({ text: statement.text, values: [...statement.values] }, (error: Error | undefined, result) =>
+    callback(error ?? undefined, result?.rows ?? []))
+}
+
+/**
+ * Runs one statement on a pooled connection: one round trip (plus connecting, when the pool has no idle connection).
+ */
+export const query = (pool: pg.Pool, what: string, statement: Compiled): Effect.Effect<ReadonlyArray<Row>, StoreError> =>
+  Effect.async<ReadonlyArray<Row>, StoreError>((resume) => {
+    // pg-pool releases (and on any error destroys) the connection itself.
+    queryOn(pool, statement, (error, rows) => resume(error === undefined ? Effect.succeed(rows) : Effect.fail(storeError(what, error))))
+  })
+
+/** A connection held by one caller. */
+export interface Connection {
+  /**
+   * Sends `statements` back to back and waits for every answer: one round trip. Fails with the first failure (later
+   * statements of a transaction then fail too, and a trailing COMMIT turns into a rollback).
+   */
+  readonly send: (what: string, statements: ReadonlyArray<Compiled>) => Effect.Effect<ReadonlyArray<ReadonlyArray<Row>>, StoreError>
+}
+
+/**
+ * Holds a connection for `use`, then returns it to the pool, or destroys it if it broke or `use` left it in an unknown
+ * state (`use` must end any transaction it began; see `Transaction.ts`).
+ */
+export const withConnection = <A, E, R>(
+  pool: pg.Pool,
+  use: (connection: Connection, markBroken: (error: unknown) => void) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | StoreError, R> =>
+  Effect.acquireUseRelease(
+    Effect.tryPromise({ try: () => pool.connect(), catch: (error) => storeError("connecting", error) }).pipe(
+      Effect.map((client) => {
+        const held = { client, broken: false, onError: (_: unknown) => {} }
+        // A connection that dies while held emits "error"; without a listener that would crash the process.
+        held.onError = () => {
+          held.broken = true
+        }
+        client.on("error", held.onError)
+        return held
+      })
+    ),
+    (held) => {
+      const markBroken = () => {
+        held.broken = true
+      }
+      const connection: Connection = {
+        send: (what, statements) =>
+          Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) => {
+            const results: Array<ReadonlyArray<Row>> = statements.map(() => [])
+            let remaining = statements.length
+            let failure: unknown = undefined
+            if (remaining === 0) return resume(Effect.succeed(results))
+            statements.forEach((statement, i) =>
+              queryOn(held.client, statement, (error, rows) => {
+                if (error !== undefined) {
+                  failure ??= error
+                  if (breaksConnection(error)) markBroken()
+                } else {
+                  results[i] = rows
+                }
+                if (--remaining === 0) {
+                  resume(failure === undefined ? Effect.succeed(results) : Effect.fail(storeError(what, failure)))
+                }
+              })
+            )
+          })
+      }
+      return use(connection, markBroken)
+    },
+    (held) =>
+      Effect.sync(() => {
+        held.client.off("error", held.onError)
+        // `true` destroys the connection instead of pooling it.
+        held.client.release(held.broken)
+      })
+  )

@@ -1,0 +1,57 @@
+/**
+ * What a failure of PostgreSQL or of the connection to it means for the adapter: every one becomes the core's
+ * `StoreError` (the cause kept for logs); serialization failures and deadlocks are transient and retried a bounded
+ * number of times; uniqueness and foreign-key violations are recognisable for the admin side's `RecordConflict`.
+ */
+import { StoreError } from "@stint/core/Errors"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Schedule from "effect/Schedule"
+
+/** The SQLSTATE of a server-reported error, if the value is one. */
+export const sqlState = (error: unknown): string | undefined => {
+  if (typeof error !== "object" || error === null) return undefined
+  const code = (error as { readonly code?: unknown }).code
+  const severity = (error as { readonly severity?: unknown }).severity
+  return typeof code === "string" && typeof severity === "string" && /^[0-9A-Z]{5}$/.test(code) ? code : undefined
+}
+
+/**
+ * Whether the connection that reported `error` must not be reused: anything the server did not report as a plain
+ * statement failure (network errors, timeouts on our side, connection exceptions, the server shutting down).
+ */
+export const breaksConnection = (error: unknown): boolean => {
+  const state = sqlState(error)
+  return state === undefined || state.startsWith("08") || state.startsWith("57P")
+}
+
+const describe = (error: unknown): string => {
+  const state = sqlState(error)
+  const message = error instanceof Error ? error.message : String(error)
+  return state === undefined ? message : `${message} (SQLSTATE ${state})`
+}
+
+/** The `StoreError` for a failure of `what`. */
+export const storeError = (what: string, error: unknown): StoreError =>
+  error instanceof StoreError ? error : new StoreError({ message: `PostgreSQL: ${what} failed: ${describe(error)}`, cause: error })
+
+/** The SQLSTATE behind a `StoreError` this adapter made. */
+export const stateOf = (error: StoreError): string | undefined => sqlState(error.cause)
+
+/** Serialization failure or deadlock: the server rolled the transaction back and it may simply be run again. */
+export const isTransient = (error: unknown): boolean => {
+  const state = error instanceof StoreError ? stateOf(error) : undefined
+  return state === "40001" || state === "40P01"
+}
+
+/** How many times a transient failure is retried, after the first attempt. */
+export const TRANSIENT_RETRIES = 4
+
+const backoff = Schedule.exponential(Duration.millis(10), 2).pipe(
+  Schedule.jittered,
+  Schedule.intersect(Schedule.recurs(TRANSIENT_RETRIES))
+)
+
+/** Runs `effect` again (with a short jittered backoff) while it fails transiently, at most `TRANSIENT_RETRIES` times. */
+export const retryTransient = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(effect, { schedule: backoff, while: isTransient })

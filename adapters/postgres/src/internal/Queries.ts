@@ -1,0 +1,115 @@
+/**
+ * The single statements of the public side: each is one round trip. Reads take no lock; `createProject` and
+ * `consumeRateLimit` are atomic on their own.
+ */
+import type { Position } from "@stint/core/Cursor"
+import type { Policy } from "@stint/core/RateLimit"
+import type { UserScope } from "@stint/core/Records"
+import type { EntriesQuery, NewProject } from "@stint/core/Store"
+import type * as Statement from "@effect/sql/Statement"
+import { type Compiled, compile, sql } from "./Sql.js"
+import * as Text from "./Text.js"
+
+/** The columns of an entry joined with `p` (its project) and `c` (its client), named like `EntryRecord`'s fields. */
+export const entryColumns: Statement.Fragment = sql`e.id, e.project_id AS "projectId", p.name AS "projectName",
+  p.client_id AS "clientId", c.name AS "clientName", p.color, e.status, e.billable, e.note,
+  e.started_at AS "startedAt", e.ended_at AS "endedAt", e.pay_rate_cents AS "payRateCents"`
+
+/** The API key with this digest, with its user's membership in the key's workspace (if any). */
+export const findApiKey = (digest: string): Compiled =>
+  compile(sql`SELECT k.id, k.user_id AS "userId", k.workspace_id AS "workspaceId", k.scopes,
+    k.created_at AS "createdAt", k.revoked_at AS "revokedAt", m.role, m.pay_rate_cents AS "payRateCents"
+  FROM api_keys k
+  LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
+  WHERE k.digest = ${digest}`)
+
+/**
+ * The sliding window in one statement: the key's row keeps the times of its accepted requests inside the window;
+ * the request is accepted (and its time appended, older times dropped) only while fewer than `limit` remain. The
+ * row lock of `ON CONFLICT DO UPDATE` makes concurrent requests of one key, on any instance, take turns, each
+ * re-evaluating the condition on the latest row. Returns one row when accepted, none when refused.
+ */
+export const consumeRateLimit = (keyId: string, now: number, policy: Policy): Compiled => {
+  const since = now - policy.windowMillis
+  return compile(sql`INSERT INTO rate_limit_windows AS w (key_id, accepted_at)
+  SELECT ${keyId}::uuid, ARRAY[${now}::bigint] WHERE ${policy.limit}::bigint > 0
+  ON CONFLICT (key_id) DO UPDATE
+    SET accepted_at = array_append(
+      ARRAY(SELECT t FROM unnest(w.accepted_at) AS t WHERE t > ${since}::bigint), ${now}::bigint)
+    WHERE (SELECT count(*) FROM unnest(w.accepted_at) AS t WHERE t > ${since}::bigint) < ${policy.limit}::bigint
+  RETURNING true AS accepted`)
+}
+
+/** The workspace's unarchived clients, each with whether the user is assigned to one of its unarchived projects. */
+export const listClients = (scope: UserScope): Compiled =>
+  compile(sql`SELECT c.id, c.name, c.color, EXISTS (
+      SELECT 1 FROM projects p
+      JOIN assignments a ON a.project_id = p.id AND a.user_id = ${scope.userId}
+      WHERE p.client_id = c.id AND NOT p.archived
+    ) AS "hasAssignedProject"
+  FROM clients c
+  WHERE c.workspace_id = ${scope.workspaceId} AND NOT c.archived`)
+
+/** The client's projects (archived too) the user is assigned to, if the client is in the scope's workspace. */
+export const listProjects = (scope: UserScope, clientId: string): Compiled =>
+  compile(sql`SELECT p.id, p.workspace_id AS "workspaceId", p.client_id AS "clientId", p.name, p.color, p.archived,
+    c.archived AS "clientArchived"
+  FROM clients c
+  JOIN projects p ON p.client_id = c.id
+  JOIN assignments a ON a.project_id = p.id AND a.user_id = ${scope.userId}
+  WHERE c.id = ${clientId} AND c.workspace_id = ${scope.workspaceId}`)
+
+/**
+ * Inserts the project and the creator's assignment only if the client is unarchived in the workspace, in one
+ * statement. `FOR SHARE` makes a concurrent archiving of the client either come first (no project) or wait.
+ */
+export const createProject = (project: NewProject): Compiled =>
+  compile(sql`WITH client AS (
+    SELECT id, workspace_id FROM clients
+    WHERE id = ${project.clientId} AND workspace_id = ${project.workspaceId} AND NOT archived
+    FOR SHARE
+  ), created AS (
+    INSERT INTO projects (id, workspace_id, client_id, name, color, archived)
+    SELECT ${project.id}::uuid, workspace_id, id, ${Text.encode(project.name)}::text, ${project.color}::text, false
+    FROM client
+    RETURNING id, workspace_id, client_id, name, color, archived
+  ), assigned AS (
+    INSERT INTO assignments (project_id, user_id, pay_rate_cents)
+    SELECT id, ${project.creatorUserId}::uuid, ${project.creatorRateCents}::integer FROM created
+  )
+  SELECT id, workspace_id AS "workspaceId", client_id AS "clientId", name, color, archived,
+    false AS "clientArchived"
+  FROM created`)
+
+/** The scope's active entry. */
+export const findActiveEntry = (scope: UserScope): Compiled =>
+  compile(sql`SELECT ${entryColumns}
+  FROM time_entries e
+  JOIN projects p ON p.id = e.project_id
+  JOIN clients c ON c.id = p.client_id
+  WHERE e.workspace_id = ${scope.workspaceId} AND e.user_id = ${scope.userId} AND e.status = 'active'`)
+
+const after = (position: Position | null): Statement.Fragment =>
+  position === null ? sql`` : sql`AND (started_at, id) < (${position.startedAt}::bigint, ${position.id}::uuid)`
+
+/**
+ * One page of the scope's history in (`started_at` desc, `id` desc) order, strictly after `query.after`: a range
+ * scan of `time_entries_history` (or `time_entries_project_history` with a project filter) that stops after `limit`
+ * rows, then the names of those rows' projects and clients.
+ */
+export const listEntries = (scope: UserScope, query: EntriesQuery): Compiled =>
+  compile(sql`SELECT ${entryColumns}
+  FROM (
+    SELECT * FROM time_entries
+    WHERE workspace_id = ${scope.workspaceId} AND user_id = ${scope.userId}
+      ${query.projectId === null ? sql`` : sql`AND project_id = ${query.projectId}`}
+      ${after(query.after)}
+    ORDER BY started_at DESC, id DESC
+    LIMIT ${Math.max(0, query.limit)}
+  ) e
+  JOIN projects p ON p.id = e.project_id
+  JOIN clients c ON c.id = p.client_id
+  ORDER BY e.started_at DESC, e.id DESC`)
+
+/** Succeeds when the server answers. */
+export const ping: Compiled = compile(sql`SELECT 1`)

@@ -1,0 +1,154 @@
+/**
+ * The statements of a timer transaction: the scope's lock, the one read after it, and the one write before COMMIT.
+ */
+import type { IdempotencyRecord } from "@stint/core/Idempotency"
+import type { UserScope } from "@stint/core/Records"
+import type { TimerChanges, TimerQuery } from "@stint/core/Store"
+import type * as Statement from "@effect/sql/Statement"
+import { createHash } from "node:crypto"
+import { isId } from "./Ids.js"
+import { type Compiled, compile, sql } from "./Sql.js"
+import * as Text from "./Text.js"
+
+/** How many expired idempotency records one write deletes at most. */
+export const FORGET_BATCH = 100
+
+/**
+ * The advisory lock key of a user in a workspace: the first 64 bits of a SHA-256, the same on every instance.
+ */
+export const lockKey = (scope: UserScope): bigint =>
+  createHash("sha256").update(`stint-timer-lock\n${scope.workspaceId}\n${scope.userId}`).digest().readBigInt64BE(0)
+
+/**
+ * Waits for, then holds until the transaction ends, the lock of the scope's user: every change of a user's timers,
+ * on every instance, takes it first.
+ */
+export const lock = (scope: UserScope): Compiled => compile(sql`SELECT pg_advisory_xact_lock(${String(lockKey(scope))}::bigint)`)
+
+/** Several scopes' locks, taken in ascending key order so that two such statements never deadlock. */
+export const lockAll = (scopes: ReadonlyArray<UserScope>): Compiled => {
+  const keys = [...new Set(scopes.map((scope) => lockKey(scope)))].sort((a, b) => a < b ? -1 : a > b ? 1 : 0)
+  return compile(sql`SELECT count(pg_advisory_xact_lock(k)) FROM unnest(${keys.map(String)}::bigint[]) AS k`)
+}
+
+const entryJson: Statement.Fragment = sql`json_build_object('id', e.id, 'projectId', e.project_id,
+  'projectName', p.name, 'clientId', p.client_id, 'clientName', c.name, 'color', p.color, 'status', e.status,
+  'billable', e.billable, 'note', e.note, 'startedAt', e.started_at, 'endedAt', e.ended_at,
+  'payRateCents', e.pay_rate_cents)`
+
+const NONE: Statement.Fragment = sql`NULL::json`
+
+/**
+ * Everything a timer step needs, in one statement (a new statement, so its snapshot includes every commit made before
+ * the lock was granted): the idempotency record, the running entry, the entry and the project asked for. Each is a
+ * JSON object or null; `entryColumns` names match `Rows.entry`.
+ */
+export const read = (scope: UserScope, query: TimerQuery): Compiled => {
+  const { userId, workspaceId } = scope
+  const idempotency = query.idempotencyKey === undefined ? NONE : sql`(
+    SELECT json_build_object('key', r.idempotency_key, 'fingerprint', r.fingerprint, 'createdAt', r.created_at,
+      'status', r.response_status, 'body', r.response_body)
+    FROM idempotency_records r
+    WHERE r.workspace_id = ${workspaceId} AND r.user_id = ${userId}
+      AND r.idempotency_key = ${Text.encode(query.idempotencyKey)})`
+  const entry = query.entryId === undefined || !isId(query.entryId) ? NONE : sql`(
+    SELECT ${entryJson}
+    FROM time_entries e JOIN projects p ON p.id = e.project_id JOIN clients c ON c.id = p.client_id
+    WHERE e.id = ${query.entryId} AND e.workspace_id = ${workspaceId} AND e.user_id = ${userId})`
+  const project = query.projectId === undefined || !isId(query.projectId) ? NONE : sql`(
+    SELECT json_build_object('id', p.id, 'workspaceId', p.workspace_id, 'clientId', p.client_id, 'name', p.name,
+      'color', p.color, 'archived', p.archived, 'clientName', c.name, 'clientArchived', c.archived,
+      'assignedRateCents', a.pay_rate_cents)
+    FROM projects p JOIN clients c ON c.id = p.client_id
+    LEFT JOIN assignments a ON a.project_id = p.id AND a.user_id = ${userId}
+    WHERE p.id = ${query.projectId} AND p.workspace_id = ${workspaceId})`
+  return compile(sql`SELECT ${idempotency} AS idempotency,
+  (SELECT ${entryJson}
+    FROM time_entries e JOIN projects p ON p.id = e.project_id JOIN clients c ON c.id = p.client_id
+    WHERE e.workspace_id = ${workspaceId} AND e.user_id = ${userId} AND e.status = 'active') AS running,
+  ${entry} AS entry,
+  ${project} AS project`)
+}
+
+const remember = (scope: UserScope, record: IdempotencyRecord): Statement.Fragment =>
+  sql`remembered AS (
+    INSERT INTO idempotency_records
+      (workspace_id, user_id, idempotency_key, fingerprint, created_at, response_status, response_body)
+    VALUES (${scope.workspaceId}, ${scope.userId}, ${Text.encode(record.key)}, ${record.fingerprint},
+      ${record.createdAt}, ${record.response?.status ?? null}::integer,
+      ${record.response === null ? null : Text.encode(record.response.body)}::text)
+    ON CONFLICT (workspace_id, user_id, idempotency_key) DO UPDATE SET
+      fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
+      response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body
+    RETURNING 1
+  )`
+
+/**
+ * Deletes a bounded batch of expired idempotency records of any scope, skipping rows another transaction holds (so
+ * concurrent writers never wait on each other here) and the record this write stores.
+ */
+const forget = (scope: UserScope, before: number, keep: string | undefined): Statement.Fragment =>
+  sql`forgotten AS (
+    DELETE FROM idempotency_records
+    WHERE (workspace_id, user_id, idempotency_key) IN (
+      SELECT workspace_id, user_id, idempotency_key FROM idempotency_records
+      WHERE created_at < ${before}::bigint
+        ${
+    keep === undefined
+      ? sql``
+      : sql`AND NOT (workspace_id = ${scope.workspaceId} AND user_id = ${scope.userId}
+          AND idempotency_key = ${Text.encode(keep)})`
+  }
+      ORDER BY created_at
+      LIMIT ${FORGET_BATCH}
+      FOR UPDATE SKIP LOCKED)
+    RETURNING 1
+  )`
+
+/**
+ * All the changes of one step in one statement, or `undefined` when there are none.
+ *
+ * A partial unique index is checked row by row, so the running entry must be finished before the new one is
+ * inserted. Data-modifying CTEs run in no guaranteed order, except that a CTE reading another's output must wait for
+ * it: the insert's `WHERE` reads the count of `finished`, which can only be known once the UPDATE has run to
+ * completion.
+ */
+export const write = (scope: UserScope, changes: TimerChanges): Compiled | undefined => {
+  const { userId, workspaceId } = scope
+  const parts: Array<Statement.Fragment> = []
+  const finish = changes.finish
+  if (finish !== undefined && isId(finish.id)) {
+    parts.push(sql`finished AS (
+      UPDATE time_entries SET status = ${finish.status}, ended_at = ${finish.endedAt}
+      WHERE id = ${finish.id} AND workspace_id = ${workspaceId} AND user_id = ${userId}
+      RETURNING 1
+    )`)
+  }
+  const insert = changes.insert
+  if (insert !== undefined) {
+    const afterFinish = parts.length > 0 ? sql`WHERE (SELECT count(*) FROM finished) >= 0` : sql``
+    parts.push(sql`inserted AS (
+      INSERT INTO time_entries
+        (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
+      SELECT ${insert.id}::uuid, ${insert.workspaceId}::uuid, ${insert.userId}::uuid, ${insert.projectId}::uuid,
+        ${insert.status}::text, ${insert.billable}::boolean, ${Text.encodeNullable(insert.note)}::text,
+        ${insert.startedAt}::bigint, ${insert.endedAt}::bigint, ${insert.payRateCents}::integer
+      ${afterFinish}
+      RETURNING 1
+    )`)
+  }
+  const move = changes.moveStart
+  if (move !== undefined && isId(move.id)) {
+    parts.push(sql`moved AS (
+      UPDATE time_entries SET started_at = ${move.startedAt}
+      WHERE id = ${move.id} AND workspace_id = ${workspaceId} AND user_id = ${userId}
+      RETURNING 1
+    )`)
+  }
+  if (changes.idempotency !== undefined) parts.push(remember(scope, changes.idempotency))
+  if (changes.forgetIdempotencyBefore !== undefined) {
+    parts.push(forget(scope, changes.forgetIdempotencyBefore, changes.idempotency?.key))
+  }
+  if (parts.length === 0) return undefined
+  return compile(sql`WITH ${sql.csv(parts)} SELECT 1`)
+}
