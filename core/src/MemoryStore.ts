@@ -268,7 +268,6 @@ export const make = Effect.gen(function*() {
     admin: {
       lookup: (refs) =>
         Effect.sync(() => {
-          const scopes = new Set(refs.userScopes.map(scopeKey))
           return {
             workspaceIds: refs.workspaceIds.filter((id) => t.workspaces.has(id)),
             userIds: refs.userIds.filter((id) => t.users.has(id)),
@@ -277,7 +276,7 @@ export const make = Effect.gen(function*() {
             entryIds: refs.entryIds.filter((id) => t.entries.has(id)),
             apiKeyIds: refs.apiKeyIds.filter((id) => t.apiKeys.has(id)),
             apiKeyDigests: [...t.apiKeys.values()].map((k) => k.digest).filter((d) => refs.apiKeyDigests.includes(d)),
-            memberships: [...t.memberships.values()].filter((m) => scopes.has(scopeKey(m))),
+            memberships: [...t.memberships.values()].filter((m) => refs.userIds.includes(m.userId)),
             activeEntries: refs.userScopes.filter((s) => activeOf(s) !== undefined),
             assignments: refs.assignments.filter((a) => t.assignments.has(key2(a.projectId, a.userId)))
           }

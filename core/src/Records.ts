@@ -215,7 +215,7 @@ export interface DatasetRefs {
   readonly entryIds: ReadonlyArray<string>
   readonly apiKeyIds: ReadonlyArray<string>
   readonly apiKeyDigests: ReadonlyArray<string>
-  /** Pairs whose membership, active entry and assignment matter. */
+  /** Pairs whose active entry matters. */
   readonly userScopes: ReadonlyArray<UserScope>
   readonly assignments: ReadonlyArray<{ readonly projectId: string; readonly userId: string }>
 }
@@ -233,6 +233,7 @@ export interface ExistingRecords {
   readonly entryIds: ReadonlyArray<string>
   readonly apiKeyIds: ReadonlyArray<string>
   readonly apiKeyDigests: ReadonlyArray<string>
+  /** Every stored membership of the users in `userIds`, in any workspace (their rates are defaults). */
   readonly memberships: ReadonlyArray<MembershipRow>
   /** The scopes (of those asked) that already have an active entry. */
   readonly activeEntries: ReadonlyArray<UserScope>

@@ -91,6 +91,21 @@ export const register = (h: Harness): void => {
       })
     ))
 
+  it("freezes the assignment's rate on the entry; an assignment without a rate takes the membership's", () =>
+    h.run((stack) =>
+      Effect.gen(function*() {
+        const world = yield* World.seed(stack)
+        // Assigned after the membership was stored, without a rate: the membership's default (3000) applies.
+        yield* Effect.orDie(stack.seed({ assignments: [{ projectId: world.projects.unassigned, userId: world.users.member }] }))
+        const started = yield* startOk(stack, world.keys.member, world.projects.unassigned)
+        expect((started.outcome.body as { timer: { payRateCents: number } }).timer.payRateCents).toBe(3000)
+        const owner = yield* startOk(stack, world.keys.owner, world.projects.website)
+        expect((owner.outcome.body as { timer: { payRateCents: number } }).timer.payRateCents).toBe(9000)
+        const [entry] = yield* history(stack, world.keys.member)
+        expect(entry?.["payRateCents"]).toBe(3000)
+      })
+    ))
+
   it("keeps one timer per workspace: a start in one workspace leaves the other's running", () =>
     h.run((stack) =>
       Effect.gen(function*() {

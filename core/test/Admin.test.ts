@@ -1,0 +1,117 @@
+/**
+ * The admin operations: creating through the fixture rules, archiving, removing memberships, keys (plaintext once,
+ * never listed), voiding and moving entries through the timer transaction.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { Admin, ApiKey, MemoryStore, Operations, Request } from "@stint/core"
+
+const setup = Effect.gen(function*() {
+  const workspace = yield* Admin.createWorkspace({ name: "Acme" })
+  const user = yield* Admin.createUser({ name: "Ada", email: "ada@example.com" })
+  yield* Admin.addMembership({ workspaceId: workspace.id, userId: user.id, role: "member", payRateCents: 1200 })
+  const client = yield* Admin.createClient({ workspaceId: workspace.id, name: "Globex" })
+  const project = yield* Admin.createProject({ clientId: client.id, name: "Website", color: "#00AA00" })
+  yield* Admin.assign({ projectId: project.id, userId: user.id })
+  const key = yield* Admin.createApiKey({ workspaceId: workspace.id, userId: user.id })
+  return { workspace, user, client, project, key, authorization: `Bearer ${key.key}` }
+})
+
+const start = (authorization: string, projectId: string) =>
+  Effect.map(
+    Operations.startTimer({ authorization, idempotencyKey: crypto.randomUUID(), body: Request.json({ projectId }) }),
+    (r) => r.response.timer?.id ?? ""
+  )
+
+describe("Admin", () => {
+  it.effect("creates records with generated UUIDv7 ids and assigns at the membership's rate by default", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      expect(w.workspace.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+      expect(w.key.key).toMatch(ApiKey.WELL_FORMED)
+      const started = yield* Operations.startTimer({
+        authorization: w.authorization,
+        idempotencyKey: "a",
+        body: Request.json({ projectId: w.project.id })
+      })
+      expect(started.response.timer).toMatchObject({ payRateCents: 1200, color: "#00AA00", clientName: "Globex" })
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("lists keys without plaintext or digest, and revokes them from that instant", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const keys = yield* Admin.listApiKeys({ workspaceId: w.workspace.id })
+      expect(keys).toEqual([{
+        id: w.key.id,
+        userId: w.user.id,
+        workspaceId: w.workspace.id,
+        scopes: ["clients:read", "projects:read", "projects:write", "timers:read", "timers:write"],
+        createdAt: 0,
+        revokedAt: null
+      }])
+      yield* Admin.revokeApiKey(w.key.id)
+      const error = yield* Effect.flip(Operations.listClients({ authorization: w.authorization }))
+      expect(error.code).toBe("INVALID_API_KEY")
+      const missing = yield* Effect.flip(Admin.revokeApiKey(crypto.randomUUID()))
+      expect(missing._tag).toBe("RecordNotFound")
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("voids an active entry at this moment and a completed one keeping its end; twice is a conflict", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const first = yield* start(w.authorization, w.project.id)
+      yield* TestClock.adjust("10 seconds")
+      const second = yield* start(w.authorization, w.project.id)
+      yield* TestClock.adjust("5 seconds")
+      const voidedActive = yield* Admin.voidEntry(second)
+      expect(voidedActive).toMatchObject({ status: "voided", endedAt: "1970-01-01T00:00:15.000Z", durationSeconds: 5, earnings: null })
+      const voidedCompleted = yield* Admin.voidEntry(first)
+      expect(voidedCompleted).toMatchObject({ status: "voided", endedAt: "1970-01-01T00:00:10.000Z", durationSeconds: 10 })
+      const again = yield* Effect.flip(Admin.voidEntry(first))
+      expect(again._tag).toBe("RecordConflict")
+      const active = yield* Operations.getActiveTimer({ authorization: w.authorization })
+      expect(active.timer).toBeNull()
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("moves an entry's start, but never past its end or, while active, past now", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      yield* TestClock.adjust("1 hour")
+      const running = yield* start(w.authorization, w.project.id)
+      const moved = yield* Admin.moveEntryStart(running, "1970-01-01T00:30:00Z")
+      expect(moved.startedAt).toBe("1970-01-01T00:30:00.000Z")
+      const future = yield* Effect.flip(Admin.moveEntryStart(running, "1970-01-01T02:00:00Z"))
+      expect(future._tag).toBe("AdminInputInvalid")
+      const bad = yield* Effect.flip(Admin.moveEntryStart(running, "yesterday"))
+      expect(bad._tag).toBe("AdminInputInvalid")
+      const timer = (yield* Operations.getActiveTimer({ authorization: w.authorization })).timer
+      expect(timer?.elapsedSeconds).toBe(1800)
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("archives and restores clients and projects; removes memberships", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      yield* Admin.setArchived("client", w.client.id, true)
+      const hidden = yield* Operations.listClients({ authorization: w.authorization })
+      expect(hidden.clients).toEqual([])
+      yield* Admin.setArchived("client", w.client.id, false)
+      const shown = yield* Operations.listClients({ authorization: w.authorization })
+      expect(shown.clients.map((c) => c.id)).toEqual([w.client.id])
+      const unknown = yield* Effect.flip(Admin.setArchived("project", crypto.randomUUID(), true))
+      expect(unknown._tag).toBe("RecordNotFound")
+      yield* Admin.removeMembership({ workspaceId: w.workspace.id, userId: w.user.id })
+      const refused = yield* Effect.flip(Operations.listClients({ authorization: w.authorization }))
+      expect(refused.code).toBe("INVALID_API_KEY")
+      const twice = yield* Effect.flip(Admin.removeMembership({ workspaceId: w.workspace.id, userId: w.user.id }))
+      expect(twice._tag).toBe("RecordNotFound")
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("refuses admin input that breaks the fixture rules, naming the field", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const error = yield* Effect.flip(Admin.createClient({ workspaceId: w.workspace.id, name: "X", color: "blue" }))
+      expect(error._tag === "AdminInputInvalid" && error.path).toBe("$.clients[0].color")
+      const duplicate = yield* Effect.flip(Admin.addMembership({ workspaceId: w.workspace.id, userId: w.user.id, role: "admin" }))
+      expect(duplicate._tag).toBe("AdminInputInvalid")
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+})
