@@ -1,0 +1,249 @@
+/**
+ * The one `HttpApi` definition of Stint's seven operations under `/api/v1`: paths, methods, parameters, bodies,
+ * successes and the spec's error responses, built from the core's Schemas. The OpenAPI document, the `/docs` page, the
+ * server's routes and a typed `HttpApiClient` all derive from it.
+ *
+ * @since 0.1.0
+ */
+import * as HttpApi from "@effect/platform/HttpApi"
+import * as HttpApiEndpoint from "@effect/platform/HttpApiEndpoint"
+import * as HttpApiGroup from "@effect/platform/HttpApiGroup"
+import * as HttpApiMiddleware from "@effect/platform/HttpApiMiddleware"
+import * as HttpApiSecurity from "@effect/platform/HttpApiSecurity"
+import * as OpenApi from "@effect/platform/OpenApi"
+import { Idempotency, Schemas } from "@stint/core"
+import * as Schema from "effect/Schema"
+import * as ErrorResponses from "./ErrorResponses.js"
+import { finishDocument } from "./internal/openApiFinish.js"
+
+/**
+ * The bearer security of every operation. Declared so that the OpenAPI document and clients know it; the key itself
+ * is checked by the core, in its order of checks, never by a middleware.
+ *
+ * @since 0.1.0
+ */
+export class Authorization extends HttpApiMiddleware.Tag<Authorization>()("Authorization", {
+  security: {
+    bearer: HttpApiSecurity.bearer.pipe(
+      HttpApiSecurity.annotate(
+        OpenApi.Description,
+        "A personal API key: `Authorization: Bearer stint_…`. The scheme word is case-insensitive."
+      )
+    )
+  },
+  failure: ErrorResponses.InvalidApiKey
+}) {}
+
+/**
+ * The `Idempotency-Key` header of the timer mutations.
+ *
+ * @since 0.1.0
+ */
+export const IdempotencyHeaders = Schema.Struct({
+  "idempotency-key": Schema.String.pipe(Schema.minLength(1), Schema.maxLength(Idempotency.MAX_KEY_LENGTH)).annotations({
+    description: "Required. Trimmed length 1 to 255. The same key and the same input replay the first success."
+  })
+})
+
+/**
+ * The path parameters of `stopTimer`.
+ *
+ * @since 0.1.0
+ */
+export const TimerPath = Schema.Struct({ timerId: Schemas.Uuid })
+
+/**
+ * The scope each operation requires, as the core checks it.
+ *
+ * @since 0.1.0
+ */
+export const scopes = {
+  listClients: "clients:read",
+  listProjects: "projects:read",
+  createProject: "projects:write",
+  getActiveTimer: "timers:read",
+  startTimer: "timers:write",
+  stopTimer: "timers:write",
+  listTimeEntries: "timers:read"
+} as const satisfies Record<string, Schemas.Scope>
+
+const docs = (name: keyof typeof scopes, summary: string, description: string) =>
+  OpenApi.annotations({
+    identifier: name,
+    summary,
+    description: `${description}\n\nScope: \`${scopes[name]}\`.`,
+    override: { "x-stint-scope": scopes[name] }
+  })
+
+const listClients = HttpApiEndpoint.get("listClients", "/clients")
+  .addSuccess(Schemas.ListClientsResponse)
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "listClients",
+    "List clients",
+    "The workspace's active clients the key owner sees: owners and admins every active client, other members the " +
+      "clients with a project assigned to them. Ordered by name (case-insensitive), then id."
+  ))
+
+const listProjects = HttpApiEndpoint.get("listProjects", "/projects")
+  .setUrlParams(Schemas.ListProjectsQuery)
+  .addSuccess(Schemas.ListProjectsResponse)
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "listProjects",
+    "List projects of a client",
+    "The unarchived projects of the client that the key owner is assigned to (an unknown or archived client gives " +
+      "an empty list). Ordered by name (case-insensitive), then id."
+  ))
+
+const createProject = HttpApiEndpoint.post("createProject", "/projects")
+  .setPayload(Schemas.CreateProjectBody)
+  .addSuccess(Schemas.CreateProjectResponse, { status: 201 })
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.Forbidden)
+  .addError(ErrorResponses.ResourceNotFound)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "createProject",
+    "Create a project",
+    "Creates a project under an active client, as a workspace owner or admin, and assigns the creator to it at " +
+      "their default rate. `color` absent or null means `#ff5c35`. Takes no Idempotency-Key (one sent is ignored). " +
+      "After a 500, list projects and reconcile instead of retrying."
+  ))
+
+const getActiveTimer = HttpApiEndpoint.get("getActiveTimer", "/timer")
+  .addSuccess(Schemas.ActiveTimerResponse)
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "getActiveTimer",
+    "Get the active timer",
+    "The key owner's running timer in the key's workspace, or null."
+  ))
+
+const startTimer = HttpApiEndpoint.post("startTimer", "/timers/start")
+  .setHeaders(IdempotencyHeaders)
+  .setPayload(Schemas.StartTimerBody)
+  .addSuccess(Schemas.TimerMutationResponse)
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.IdempotencyKeyRequired)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.ProjectNotFound)
+  .addError(ErrorResponses.IdempotencyConflict)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "startTimer",
+    "Start a timer",
+    "Starts a timer on a project ready for tracking and, in the same atomic step, completes the timer already " +
+      "running (its id is `stoppedTimerId`). `billable` defaults to true. A retry with the same Idempotency-Key and " +
+      "input replays the first success byte for byte with `Idempotent-Replayed: true`."
+  ))
+
+const stopTimer = HttpApiEndpoint.post("stopTimer", "/timers/:timerId/stop")
+  .setPath(TimerPath)
+  .setHeaders(IdempotencyHeaders)
+  .addSuccess(Schemas.TimerMutationResponse)
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.IdempotencyKeyRequired)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.TimerNotFound)
+  .addError(ErrorResponses.IdempotencyConflict)
+  .addError(ErrorResponses.TimerVoided)
+  .addError(ErrorResponses.TimerAlreadyStopped)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "stopTimer",
+    "Stop a timer",
+    "Completes the caller's active timer. Answers `{ \"timer\": null, \"stoppedTimerId\": \"<id>\" }`. Any request " +
+      "body is ignored. A retry with the same Idempotency-Key replays the first success with `Idempotent-Replayed: true`."
+  ))
+
+const listTimeEntries = HttpApiEndpoint.get("listTimeEntries", "/time-entries")
+  .setUrlParams(Schemas.ListTimeEntriesQuery)
+  .addSuccess(Schemas.TimeEntriesPage)
+  .addError(ErrorResponses.InvalidRequest)
+  .addError(ErrorResponses.InvalidCursor)
+  .addError(ErrorResponses.InsufficientScope)
+  .addError(ErrorResponses.ApiKeyRateLimited)
+  .addError(ErrorResponses.InternalError)
+  .annotateContext(docs(
+    "listTimeEntries",
+    "List time entries",
+    "The key owner's entries in the key's workspace (active, completed and voided), newest first (startedAt, then " +
+      "id, descending), in pages of `limit` (default 20). Pass `nextCursor` unchanged, with the same filter and " +
+      "limit, for the next page; null means no further page."
+  ))
+
+/** @since 0.1.0 */
+export class Clients extends HttpApiGroup.make("clients").add(listClients).middleware(Authorization) {}
+/** @since 0.1.0 */
+export class Projects extends HttpApiGroup.make("projects").add(listProjects).add(createProject).middleware(
+  Authorization
+) {}
+/** @since 0.1.0 */
+export class Timers extends HttpApiGroup.make("timers")
+  .add(getActiveTimer)
+  .add(startTimer)
+  .add(stopTimer)
+  .middleware(Authorization)
+{}
+/** @since 0.1.0 */
+export class TimeEntries extends HttpApiGroup.make("timeEntries").add(listTimeEntries).middleware(Authorization) {}
+
+/**
+ * `HttpApi.make` declares `HttpApiDecodeError` (the 400 that `HttpApiBuilder` answers when it decodes input itself).
+ * Stint's server never decodes input before the core does, so it can never send that body: this starts from the same
+ * definition without it.
+ */
+const empty = <const Id extends string>(identifier: Id): HttpApi.HttpApi<Id, never, never> => {
+  const made = HttpApi.make(identifier)
+  // `make` returns a function (so that classes can extend it) whose fields are own properties over a shared prototype
+  // of methods; the copy keeps every field but the error schema.
+  function StintApi() {}
+  Object.setPrototypeOf(StintApi, Object.getPrototypeOf(made))
+  Object.assign(StintApi, made, { errorSchema: Schema.Never })
+  return StintApi as unknown as HttpApi.HttpApi<Id, never, never>
+}
+
+/**
+ * The definition. `HttpApiClient.make(Api)` gives a typed client; `OpenApi.fromApi(Api)` the OpenAPI document.
+ *
+ * @since 0.1.0
+ */
+export class Api extends empty("stint")
+  .add(Clients)
+  .add(Projects)
+  .add(Timers)
+  .add(TimeEntries)
+  .prefix("/api/v1")
+  .annotate(HttpApi.AdditionalSchemas, [Schemas.ErrorBody])
+  .annotateContext(OpenApi.annotations({
+    title: "Stint API",
+    version: "1.0.0",
+    description: "Stint's time-tracking API: clients, projects, the active timer, starting and stopping timers, and " +
+      "personal time-entry history. Every response carries `X-Request-Id`; every error has the `ErrorBody` shape and " +
+      "its `requestId` equals that header. No `data` envelope, no `Retry-After`.",
+    transform: finishDocument
+  }))
+{}
+
+type GroupsOf<A> = A extends HttpApi.HttpApi<string, infer Groups, infer _E, infer _R> ? Groups : never
+
+/**
+ * The names of the seven operations, as the definition declares them (`listClients`, …, `listTimeEntries`).
+ *
+ * @since 0.1.0
+ */
+export type OperationName = HttpApiEndpoint.HttpApiEndpoint.Name<HttpApiGroup.HttpApiGroup.Endpoints<GroupsOf<typeof Api>>>

@@ -1,0 +1,101 @@
+/**
+ * Finishes the OpenAPI document `OpenApi.fromApi` generates from the definition with what `HttpApi` cannot express:
+ * the response headers (`X-Request-Id` everywhere, `Idempotent-Replayed` on timer mutations), the spec's header name
+ * `Idempotency-Key`, one description per status listing its error codes, and no generator leftovers (`$id` markers
+ * of `unknown`, titles such as `minLength(1)`).
+ */
+import { isObject, type Json, type JsonObject, refName } from "./json.js"
+
+/** Operations whose successes may be replays. */
+const IDEMPOTENT = new Set(["startTimer", "stopTimer"])
+
+/** Headers whose names HttpApi lowercases, in the spelling of the spec. */
+const HEADER_NAMES: Readonly<Record<string, string>> = { "idempotency-key": "Idempotency-Key" }
+
+const requestIdHeader: JsonObject = {
+  description: "Unique per response; an error body's `requestId` equals it.",
+  required: true,
+  schema: { type: "string", minLength: 1 }
+}
+
+const replayedHeader: JsonObject = {
+  description: "`true` when this is the stored response of an earlier request with the same Idempotency-Key and " +
+    "input, replayed byte for byte.",
+  required: false,
+  schema: { type: "string", enum: ["true"] }
+}
+
+/** Removes what the JSON Schema generator leaves behind, in place. */
+const clean = (value: Json): Json => {
+  if (Array.isArray(value)) return value.map(clean)
+  if (!isObject(value)) return value
+  const out: JsonObject = {}
+  for (const [key, child] of Object.entries(value)) {
+    if (key === "$id" && typeof child === "string" && child.startsWith("/schemas/")) continue
+    if (key === "title" && typeof child === "string" && /^[A-Za-z]+\(.*\)$/.test(child)) continue
+    out[key] = clean(child)
+  }
+  return out
+}
+
+/** The error schemas a response's content refers to (one `$ref`, or an `anyOf` of them). */
+const referencedSchemas = (response: JsonObject): ReadonlyArray<string> => {
+  const content = response.content
+  const json = isObject(content) ? content["application/json"] : undefined
+  const schema = isObject(json) ? json.schema : undefined
+  const single = refName(schema)
+  if (single !== undefined) return [single]
+  const anyOf = isObject(schema) ? schema.anyOf : undefined
+  return Array.isArray(anyOf) ? anyOf.flatMap((member: Json) => refName(member) ?? []) : []
+}
+
+const codeOf = (schema: Json | undefined): string | undefined => {
+  const error = isObject(schema) && isObject(schema.properties) ? schema.properties.error : undefined
+  const code = isObject(error) && isObject(error.properties) ? error.properties.code : undefined
+  const values = isObject(code) ? code.enum : undefined
+  return Array.isArray(values) && typeof values[0] === "string" ? values[0] : undefined
+}
+
+/**
+ * Finishes a generated document (the `OpenApi.Transform` of the definition).
+ */
+export const finishDocument = (spec: Record<string, unknown>): Record<string, unknown> => {
+  const doc = clean(spec as JsonObject)
+  if (!isObject(doc)) return spec
+  const components = isObject(doc.components) ? doc.components : {}
+  const schemas = isObject(components.schemas) ? components.schemas : {}
+  const paths = isObject(doc.paths) ? doc.paths : {}
+  for (const item of Object.values(paths)) {
+    if (!isObject(item)) continue
+    for (const operation of Object.values(item)) {
+      if (!isObject(operation)) continue
+      const parameters = Array.isArray(operation.parameters) ? operation.parameters : []
+      operation.parameters = parameters.map((parameter: Json) =>
+        isObject(parameter) && typeof parameter.name === "string" && HEADER_NAMES[parameter.name] !== undefined
+          ? { ...parameter, name: HEADER_NAMES[parameter.name] ?? parameter.name }
+          : parameter
+      )
+      const responses = isObject(operation.responses) ? operation.responses : {}
+      for (const [status, response] of Object.entries(responses)) {
+        if (!isObject(response)) continue
+        const headers: JsonObject = { "X-Request-Id": requestIdHeader }
+        if (status.startsWith("2")) {
+          response.description = status === "201" ? "Created." : "OK."
+          if (typeof operation.operationId === "string" && IDEMPOTENT.has(operation.operationId)) {
+            headers["Idempotent-Replayed"] = replayedHeader
+          }
+        } else {
+          const lines = referencedSchemas(response).flatMap((name) => {
+            const schema = schemas[name]
+            const code = codeOf(schema)
+            const description = isObject(schema) && typeof schema.description === "string" ? schema.description : ""
+            return code === undefined ? [] : [`\`${code}\`: ${description}`]
+          })
+          if (lines.length > 0) response.description = lines.join("\n\n")
+        }
+        response.headers = headers
+      }
+    }
+  }
+  return doc
+}

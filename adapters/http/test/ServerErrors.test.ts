@@ -1,0 +1,191 @@
+/**
+ * Every error code of every operation over HTTP, with its exact status and body (spec sections 4, 5, 7 and 8).
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ids, keys } from "./ServerFixture.js"
+import { type ApiOptions, expectError, type Harness, stores, withServer } from "./ServerHarness.js"
+
+/** One valid request per operation (valid apart from what a test changes). */
+const operations: Record<string, { readonly method: string; readonly path: string } & ApiOptions> = {
+  listClients: { method: "GET", path: "/api/v1/clients" },
+  listProjects: { method: "GET", path: `/api/v1/projects?clientId=${ids.globex}` },
+  createProject: { method: "POST", path: "/api/v1/projects", json: { clientId: ids.globex, name: "New" } },
+  getActiveTimer: { method: "GET", path: "/api/v1/timer" },
+  startTimer: { method: "POST", path: "/api/v1/timers/start", json: { projectId: ids.website }, idempotencyKey: "k1" },
+  stopTimer: { method: "POST", path: `/api/v1/timers/${ids.completed}/stop`, idempotencyKey: "k2" },
+  listTimeEntries: { method: "GET", path: "/api/v1/time-entries" }
+}
+
+const call = (h: Harness, name: string, options: ApiOptions = {}) => {
+  const operation = operations[name]
+  if (operation === undefined) throw new Error(name)
+  const { method, path, ...defaults } = operation
+  return h.api(method, path, { ...defaults, ...options })
+}
+
+const withQuery = (path: string, query: string) => path + (path.includes("?") ? "&" : "?") + query
+
+for (const store of stores) {
+  describe(`errors over HTTP (${store.name})`, () => {
+    it("401 INVALID_API_KEY on every operation: missing, other scheme, malformed, unknown, expired, revoked, removed member", () =>
+      withServer(store)(async (h) => {
+        const refused: ReadonlyArray<Readonly<Record<string, string>>> = [
+          {},
+          { authorization: `Basic ${keys.owner}` },
+          { authorization: "Bearer" },
+          { authorization: "Bearer stint_short" },
+          { authorization: `Bearer ${keys.owner.replace("stint_", "other_")}` },
+          { authorization: `Bearer ${keys.owner}x` },
+          { authorization: `Bearer ${keys.expired}` },
+          { authorization: `Bearer ${keys.revoked}` },
+          { authorization: `Bearer ${keys.removed}` },
+          { cookie: `session=${keys.owner}; apiKey=${keys.owner}` }
+        ]
+        for (const name of Object.keys(operations)) {
+          for (const headers of refused) {
+            expectError(await call(h, name, { headers }), 401, "INVALID_API_KEY")
+          }
+        }
+      }))
+
+    it("401 when the key is only in the query string (query parameters never authenticate)", () =>
+      withServer(store)(async (h) => {
+        for (const [name, { method, path }] of Object.entries(operations)) {
+          const reply = await h.api(method, withQuery(path, `api_key=${keys.owner}`), {
+            ...(operations[name]?.json === undefined ? {} : { json: operations[name]?.json })
+          })
+          expectError(reply, 401, "INVALID_API_KEY")
+        }
+      }))
+
+    it("the Bearer scheme word is case-insensitive", () =>
+      withServer(store)(async (h) => {
+        const reply = await h.api("GET", "/api/v1/clients", { headers: { authorization: `bEaReR ${keys.owner}` } })
+        expect(reply.status).toBe(200)
+      }))
+
+    it("403 INSUFFICIENT_SCOPE on every operation, naming the scope", () =>
+      withServer(store)(async (h) => {
+        const required: Record<string, string> = {
+          listClients: "clients:read",
+          listProjects: "projects:read",
+          createProject: "projects:write",
+          getActiveTimer: "timers:read",
+          startTimer: "timers:write",
+          stopTimer: "timers:write",
+          listTimeEntries: "timers:read"
+        }
+        for (const name of Object.keys(operations)) {
+          expectError(await call(h, name, { key: keys.noScope }), 403, "INSUFFICIENT_SCOPE", {
+            requiredScope: required[name]
+          })
+        }
+        // A key from before projects:write existed.
+        expectError(await call(h, "createProject", { key: keys.legacy }), 403, "INSUFFICIENT_SCOPE")
+      }))
+
+    it("400 INVALID_REQUEST on every operation for an unknown query parameter, naming it", () =>
+      withServer(store)(async (h) => {
+        for (const [name, operation] of Object.entries(operations)) {
+          const { method, path, ...defaults } = operation
+          const reply = await h.api(method, withQuery(path, "offset=10"), { ...defaults, key: keys.member })
+          expectError(reply, 400, "INVALID_REQUEST", { parameter: "offset" })
+          void name
+        }
+      }))
+
+    it("429 API_KEY_RATE_LIMITED on every operation once a key made 120 requests, shared by all seven", () =>
+      withServer(store)(async (h) => {
+        const names = Object.keys(operations)
+        for (let i = 0; i < 120; i++) {
+          const reply = await call(h, names[i % names.length] ?? "listClients", { key: keys.member2 })
+          expect(reply.status).toBeLessThan(429)
+        }
+        for (const name of names) {
+          const reply = await call(h, name, { key: keys.member2 })
+          expectError(reply, 429, "API_KEY_RATE_LIMITED")
+          expect(reply.headers["retry-after"]).toBeUndefined()
+        }
+        // Another key of the same user has its own window.
+        expect((await call(h, "listClients", { key: keys.member })).status).toBe(200)
+      }))
+
+    it("createProject: 403 FORBIDDEN for a member, 404 RESOURCE_NOT_FOUND for an archived, unknown or foreign client", () =>
+      withServer(store)(async (h) => {
+        expectError(await call(h, "createProject", { key: keys.member }), 403, "FORBIDDEN")
+        for (const clientId of [ids.umbrella, "01900000-0000-7000-8000-0000000fffff", ids.otherClient]) {
+          const reply = await call(h, "createProject", { key: keys.owner, json: { clientId, name: "New" } })
+          expectError(reply, 404, "RESOURCE_NOT_FOUND")
+        }
+        expect((await call(h, "createProject", { key: keys.admin })).status).toBe(201)
+      }))
+
+    it("startTimer: 400 IDEMPOTENCY_KEY_REQUIRED, 404 PROJECT_NOT_FOUND, 409 IDEMPOTENCY_CONFLICT", () =>
+      withServer(store)(async (h) => {
+        for (const idempotencyKey of [undefined, "", "   ", "k".repeat(256)]) {
+          const reply = await h.api("POST", "/api/v1/timers/start", {
+            key: keys.member,
+            json: { projectId: ids.website },
+            ...(idempotencyKey === undefined ? {} : { idempotencyKey })
+          })
+          expectError(reply, 400, "IDEMPOTENCY_KEY_REQUIRED")
+        }
+        const notReady = [
+          ids.apps, // not assigned to Mia
+          ids.archivedProject,
+          ids.legacy, // client archived
+          ids.otherProject, // another workspace
+          "01900000-0000-7000-8000-0000000fffff"
+        ]
+        for (const [i, projectId] of notReady.entries()) {
+          const reply = await call(h, "startTimer", { key: keys.member, idempotencyKey: `p${i}`, json: { projectId } })
+          expectError(reply, 404, "PROJECT_NOT_FOUND")
+        }
+        expect((await call(h, "startTimer", { key: keys.member, idempotencyKey: "same" })).status).toBe(200)
+        const conflict = await call(h, "startTimer", {
+          key: keys.member,
+          idempotencyKey: "same",
+          json: { projectId: ids.mobile }
+        })
+        expectError(conflict, 409, "IDEMPOTENCY_CONFLICT")
+      }))
+
+    it("stopTimer: 400, 404 TIMER_NOT_FOUND, 409 TIMER_VOIDED, TIMER_ALREADY_STOPPED and IDEMPOTENCY_CONFLICT", () =>
+      withServer(store)(async (h) => {
+        const stop = (timerId: string, idempotencyKey: string | undefined, key: string = keys.member) =>
+          h.api("POST", `/api/v1/timers/${timerId}/stop`, {
+            key,
+            ...(idempotencyKey === undefined ? {} : { idempotencyKey })
+          })
+        expectError(await stop(ids.completed, undefined), 400, "IDEMPOTENCY_KEY_REQUIRED")
+        expectError(await stop("not-a-uuid", "s0"), 400, "INVALID_REQUEST", { parameter: "timerId" })
+        expectError(await stop("01900000-0000-7000-8000-0000000fffff", "s1"), 404, "TIMER_NOT_FOUND")
+        expectError(await stop(ids.oliviaEntry, "s2"), 404, "TIMER_NOT_FOUND")
+        expectError(await stop(ids.completed, "s3", keys.other), 404, "TIMER_NOT_FOUND")
+        expectError(await stop(ids.voided, "s4"), 409, "TIMER_VOIDED")
+        expectError(await stop(ids.completed, "s5"), 409, "TIMER_ALREADY_STOPPED")
+
+        const started = await call(h, "startTimer", { key: keys.member, idempotencyKey: "go" })
+        const timerId = started.body<{ timer: { id: string } }>().timer.id
+        expect((await stop(timerId, "stop-1")).status).toBe(200)
+        expectError(await stop(ids.completed, "stop-1"), 409, "IDEMPOTENCY_CONFLICT")
+      }))
+
+    it("listTimeEntries: 400 INVALID_CURSOR for a cursor of another limit, filter or key", () =>
+      withServer(store)(async (h) => {
+        const first = await h.api("GET", "/api/v1/time-entries?limit=5", { key: keys.member })
+        const cursor = first.body<{ nextCursor: string }>().nextCursor
+        expect(cursor).toEqual(expect.any(String))
+        for (const query of [`cursor=${cursor}`, `cursor=${cursor}&limit=6`, `cursor=${cursor}&limit=5&projectId=${ids.website}`]) {
+          expectError(await h.api("GET", `/api/v1/time-entries?${query}`, { key: keys.member }), 400, "INVALID_CURSOR")
+        }
+        const otherKey = await h.api("GET", `/api/v1/time-entries?limit=5&cursor=${cursor}`, { key: keys.member2 })
+        expectError(otherKey, 400, "INVALID_CURSOR")
+        const altered = `${cursor.slice(0, -2)}${cursor.endsWith("AA") ? "BB" : "AA"}`
+        const reply = await h.api("GET", `/api/v1/time-entries?limit=5&cursor=${altered}`, { key: keys.member })
+        expectError(reply, 400, "INVALID_CURSOR")
+        expect((await h.api("GET", `/api/v1/time-entries?limit=5&cursor=${cursor}`, { key: keys.member })).status)
+          .toBe(200)
+      }))
+  })
+}
