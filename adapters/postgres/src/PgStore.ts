@@ -111,9 +111,7 @@ export const make = (options: Options): Effect.Effect<Store["Type"], StoreError,
         Effect.map(rows("finding a key", Queries.findApiKey(digest), Rows.key), (found) => Option.fromNullable(found[0])),
 
       consumeRateLimit: (keyId, now, policy) =>
-        isId(keyId)
-          ? Effect.map(run("counting a request", Queries.consumeRateLimit(keyId, now, policy)), (result) => result.length > 0)
-          : Effect.fail(new StoreError({ message: `PostgreSQL: not a key id: ${keyId}` })),
+        Effect.map(run("counting a request", Queries.consumeRateLimit(keyId, now, policy)), (result) => result.length > 0),
 
       cursorSecret: Effect.succeed(secret),
 

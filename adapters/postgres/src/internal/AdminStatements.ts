@@ -42,9 +42,7 @@ export const lookup = (refs: DatasetRefs): Compiled => {
     AS "apiKeyDigests",
   (SELECT coalesce(json_agg(json_build_object('workspaceId', m.workspace_id, 'userId', m.user_id, 'role', m.role,
       'payRateCents', m.pay_rate_cents)), '[]')
-    FROM memberships m
-    JOIN unnest(${scopes.firsts}::uuid[], ${scopes.seconds}::uuid[]) AS s (workspace_id, user_id)
-      ON m.workspace_id = s.workspace_id AND m.user_id = s.user_id) AS memberships,
+    FROM memberships m WHERE m.user_id = ANY(${ids(refs.userIds)}::uuid[])) AS memberships,
   (SELECT coalesce(json_agg(json_build_object('workspaceId', e.workspace_id, 'userId', e.user_id)), '[]')
     FROM time_entries e
     JOIN unnest(${scopes.firsts}::uuid[], ${scopes.seconds}::uuid[]) AS s (workspace_id, user_id)

@@ -32,7 +32,7 @@ export const findApiKey = (digest: string): Compiled =>
 export const consumeRateLimit = (keyId: string, now: number, policy: Policy): Compiled => {
   const since = now - policy.windowMillis
   return compile(sql`INSERT INTO rate_limit_windows AS w (key_id, accepted_at)
-  SELECT ${keyId}::uuid, ARRAY[${now}::bigint] WHERE ${policy.limit}::bigint > 0
+  SELECT ${keyId}::text, ARRAY[${now}::bigint] WHERE ${policy.limit}::bigint > 0
   ON CONFLICT (key_id) DO UPDATE
     SET accepted_at = array_append(
       ARRAY(SELECT t FROM unnest(w.accepted_at) AS t WHERE t > ${since}::bigint), ${now}::bigint)

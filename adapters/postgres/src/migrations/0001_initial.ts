@@ -25,6 +25,8 @@ CREATE TABLE memberships (
   pay_rate_cents integer NOT NULL,
   PRIMARY KEY (workspace_id, user_id)
 );
+-- The admin side reads every membership of a user (their default rates).
+CREATE INDEX memberships_by_user ON memberships (user_id);
 
 CREATE TABLE clients (
   id uuid PRIMARY KEY,
@@ -106,7 +108,8 @@ CREATE TABLE idempotency_records (
 CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at);
 
 CREATE TABLE rate_limit_windows (
-  key_id uuid PRIMARY KEY,
+  -- The API key's id (text: the port counts any key id it is given).
+  key_id text PRIMARY KEY,
   -- The times of the key's accepted requests still inside the window (at most the policy's limit).
   accepted_at bigint[] NOT NULL
 );
