@@ -306,7 +306,7 @@ describe("SqliteStore through the core's operations", () => {
       expect(Array.from(other)).not.toEqual(Array.from(a))
     }))
 
-  it.effect("fails to open a file in a missing directory with a StoreError", () =>
+  it.effect("fails with a StoreError on a missing directory or a bad busy timeout", () =>
     Effect.gen(function*() {
       const error = yield* Effect.flip(
         Effect.provide(Store.Store, SqliteStore.layer({ filename: `${tempFile()}.missing/db.sqlite` }))
@@ -314,5 +314,7 @@ describe("SqliteStore through the core's operations", () => {
       expect(error._tag).toBe("StoreError")
       const migrateError = yield* Effect.flip(SqliteStore.migrate({ filename: `${tempFile()}.missing/x.db` }))
       expect(migrateError._tag).toBe("StoreError")
+      const timeoutError = yield* Effect.flip(SqliteStore.migrate({ filename: tempFile(), busyTimeoutMillis: -1 }))
+      expect(timeoutError.message).toMatch(/busyTimeoutMillis/)
     }))
 })

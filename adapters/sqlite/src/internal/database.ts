@@ -31,8 +31,8 @@ export const storeError = (what: string) => (cause: unknown): StoreError =>
   })
 
 /** Runs `effect`, turning every failure it declares into a `StoreError` about `what`. */
-export const orStoreError = (what: string) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> =>
-  Effect.mapError(effect, storeError(what))
+export const orStoreError = (what: string) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> => Effect.mapError(effect, storeError(what))
 
 /**
  * Opens (and creates) the file: WAL journal, the busy timeout, foreign keys on. Result columns are renamed from

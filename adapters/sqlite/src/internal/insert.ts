@@ -16,7 +16,7 @@ const pairKey = (a: string, b: string) => `${a} ${b}`
 
 const decodeKeys = decodeRows(Schema.Struct({ k: Schema.String }), "ids")
 
-/** The first of `keys` (in order) that the query `existing` finds, given `values` as JSON, as a conflict on `entity`. */
+/** The first of `keys` (in order) that the query `existing` finds among `values` (as JSON): a conflict on `entity`. */
 const firstTaken = (
   sql: SqlClient.SqlClient,
   entity: string,
@@ -49,15 +49,29 @@ const conflicts = (sql: SqlClient.SqlClient, dataset: Dataset): Effect.Effect<Re
   Effect.gen(function*() {
     const ids = (entity: string, table: string, keys: ReadonlyArray<string>) =>
       firstTaken(sql, entity, keys, keys, byId(table))
-    const pairs = (entity: string, table: string, a: string, b: string, values: ReadonlyArray<readonly [string, string]>) =>
-      firstTaken(sql, entity, values.map(([x, y]) => pairKey(x, y)), values, byPair(table, a, b))
+    const pairs = (
+      entity: string,
+      table: string,
+      columns: readonly [string, string],
+      values: ReadonlyArray<readonly [string, string]>
+    ) => firstTaken(sql, entity, values.map(([x, y]) => pairKey(x, y)), values, byPair(table, ...columns))
     const checks: ReadonlyArray<Effect.Effect<RecordConflict | undefined, StoreError>> = [
       ids("workspace", "workspaces", dataset.workspaces.map((w) => w.id)),
       ids("user", "users", dataset.users.map((u) => u.id)),
-      pairs("membership", "memberships", "workspace_id", "user_id", dataset.memberships.map((m) => [m.workspaceId, m.userId])),
+      pairs(
+        "membership",
+        "memberships",
+        ["workspace_id", "user_id"],
+        dataset.memberships.map((m) => [m.workspaceId, m.userId])
+      ),
       ids("client", "clients", dataset.clients.map((c) => c.id)),
       ids("project", "projects", dataset.projects.map((p) => p.id)),
-      pairs("assignment", "assignments", "project_id", "user_id", dataset.assignments.map((a) => [a.projectId, a.userId])),
+      pairs(
+        "assignment",
+        "assignments",
+        ["project_id", "user_id"],
+        dataset.assignments.map((a) => [a.projectId, a.userId])
+      ),
       ids("apiKey", "api_keys", dataset.apiKeys.map((k) => k.id)),
       ids("timeEntry", "time_entries", dataset.timeEntries.map((e) => e.id))
     ]
@@ -74,7 +88,9 @@ const conflicts = (sql: SqlClient.SqlClient, dataset: Dataset): Effect.Effect<Re
     ).pipe(orStoreError("checking active entries"), Effect.flatMap(decodeScopes))
     const busy = new Set(running.map((s: UserScope) => pairKey(s.workspaceId, s.userId)))
     const second = active.find((e) => busy.has(pairKey(e.workspaceId, e.userId)))
-    return second === undefined ? undefined : new RecordConflict({ entity: "timeEntry", id: second.id, reason: "second active entry" })
+    return second === undefined
+      ? undefined
+      : new RecordConflict({ entity: "timeEntry", id: second.id, reason: "second active entry" })
   })
 
 /** The SQLite result code of a failed statement (`SQLITE_CONSTRAINT_UNIQUE`, …), when there is one. */
@@ -141,13 +157,12 @@ export const insertDataset = (sql: SqlClient.SqlClient) =>
       )
     }
     for (const c of dataset.clients) {
-      yield* row("client", c.id, `INSERT INTO clients (id, workspace_id, name, color, archived) VALUES (?, ?, ?, ?, ?)`, [
+      yield* row(
+        "client",
         c.id,
-        c.workspaceId,
-        c.name,
-        c.color,
-        flag(c.archived)
-      ])
+        `INSERT INTO clients (id, workspace_id, name, color, archived) VALUES (?, ?, ?, ?, ?)`,
+        [c.id, c.workspaceId, c.name, c.color, flag(c.archived)]
+      )
     }
     for (const p of dataset.projects) {
       yield* row(

@@ -52,7 +52,11 @@ const readTarget = (sql: SqlClient.SqlClient, scope: UserScope, projectId: strin
   ).pipe(orStoreError("reading a project"), Effect.flatMap(decodeTarget), Effect.map(first))
 
 /** The snapshot a timer transaction reads, under the write lock. */
-const read = (sql: SqlClient.SqlClient, scope: UserScope, query: TimerQuery): Effect.Effect<TimerSnapshot, StoreError> =>
+const read = (
+  sql: SqlClient.SqlClient,
+  scope: UserScope,
+  query: TimerQuery
+): Effect.Effect<TimerSnapshot, StoreError> =>
   Effect.all({
     idempotency: query.idempotencyKey === undefined
       ? Effect.succeedNone
