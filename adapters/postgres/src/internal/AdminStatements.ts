@@ -38,10 +38,10 @@ export const lookup = (refs: DatasetRefs): Compiled => {
     AS "entryIds",
   (SELECT coalesce(json_agg(id), '[]') FROM api_keys WHERE id = ANY(${ids(refs.apiKeyIds)}::uuid[]))
     AS "apiKeyIds",
-  (SELECT coalesce(json_agg(digest), '[]') FROM api_keys WHERE digest = ANY(${[...new Set(refs.apiKeyDigests)]}::text[]))
+  (SELECT coalesce(json_agg(digest ORDER BY seq), '[]') FROM api_keys WHERE digest = ANY(${[...new Set(refs.apiKeyDigests)]}::text[]))
     AS "apiKeyDigests",
   (SELECT coalesce(json_agg(json_build_object('workspaceId', m.workspace_id, 'userId', m.user_id, 'role', m.role,
-      'payRateCents', m.pay_rate_cents)), '[]')
+      'payRateCents', m.pay_rate_cents) ORDER BY m.seq), '[]')
     FROM memberships m WHERE m.user_id = ANY(${ids(refs.userIds)}::uuid[])) AS memberships,
   (SELECT coalesce(json_agg(json_build_object('workspaceId', e.workspace_id, 'userId', e.user_id)), '[]')
     FROM time_entries e

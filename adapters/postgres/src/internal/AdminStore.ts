@@ -68,7 +68,7 @@ export const make = (pool: pg.Pool): AdminStore => ({
         if (row === undefined) throw new Error("no row")
         const idSet = (name: string) => new Set(Rows.stringList(row, name))
         const workspaceIds = idSet("workspaceIds"), userIds = idSet("userIds"), entryIds = idSet("entryIds")
-        const apiKeyIds = idSet("apiKeyIds"), digests = idSet("apiKeyDigests")
+        const apiKeyIds = idSet("apiKeyIds")
         const clients = new Map(Rows.objects(row, "clients").map((c) => [Rows.string(c, "id"), {
           id: Rows.string(c, "id"),
           workspaceId: Rows.string(c, "workspaceId"),
@@ -94,7 +94,8 @@ export const make = (pool: pg.Pool): AdminStore => ({
           projects: refs.projectIds.flatMap((id) => Option.toArray(Option.fromNullable(projects.get(id)))),
           entryIds: refs.entryIds.filter((id) => entryIds.has(id)),
           apiKeyIds: refs.apiKeyIds.filter((id) => apiKeyIds.has(id)),
-          apiKeyDigests: [...new Set(refs.apiKeyDigests)].filter((digest) => digests.has(digest)),
+          // Stored keys whose digest was asked for, in the order they were stored.
+          apiKeyDigests: Rows.stringList(row, "apiKeyDigests"),
           memberships: Rows.objects(row, "memberships").map(Rows.membership),
           activeEntries: refs.userScopes.filter((s) => active.has(pair(s.workspaceId, s.userId))),
           assignments: refs.assignments.filter((a) => assigned.has(pair(a.projectId, a.userId)))

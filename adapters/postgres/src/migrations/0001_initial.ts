@@ -23,6 +23,8 @@ CREATE TABLE memberships (
   user_id uuid NOT NULL REFERENCES users (id),
   role text NOT NULL CHECK (role IN ('owner', 'admin', 'member')),
   pay_rate_cents integer NOT NULL,
+  -- The order memberships were stored in (admin lookups list them in that order, like the memory store).
+  seq bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (workspace_id, user_id)
 );
 -- The admin side reads every membership of a user (their default rates).
@@ -67,7 +69,7 @@ CREATE TABLE api_keys (
   scopes text[] NOT NULL,
   created_at bigint NOT NULL,
   revoked_at bigint,
-  -- The order keys were stored in, for listing.
+  -- The order keys were stored in, for listing (and admin lookups).
   seq bigint GENERATED ALWAYS AS IDENTITY
 );
 
