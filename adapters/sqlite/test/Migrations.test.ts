@@ -50,7 +50,7 @@ describe("migrations", () => {
       const schema = schemaOf(filename)
       expect(schema.filter((row) => row.type === "table").map((row) => row.name)).toEqual(TABLES)
       const migrations = migrationsOf(filename)
-      expect(migrations.map(({ id, name }) => [id, name])).toEqual([[1, "initial"]])
+      expect(migrations.map(({ id, name }) => [id, name])).toEqual([[1, "initial"], [2, "memberships_by_user"]])
 
       yield* SqliteStore.migrate({ filename })
       // The layer migrates too, and finds nothing to do.

@@ -174,8 +174,9 @@ describe("SqliteStore under concurrency", () => {
       const [a, b] = yield* workers<{ secret: string }>([{ mode: "open", filename }, { mode: "open", filename }])
       expect(a?.secret).toMatch(/^[0-9a-f]{64}$/)
       expect(b?.secret).toBe(a?.secret)
-      expect(backdoor(filename, (db) => db.prepare("SELECT migration_id AS id FROM stint_migrations").all())).toEqual([
-        { id: 1 }
+        expect(backdoor(filename, (db) => db.prepare("SELECT migration_id AS id FROM stint_migrations").all())).toEqual([
+        { id: 1 },
+        { id: 2 }
       ])
     })
   })

@@ -180,6 +180,20 @@ describe("SqliteStore answers what MemoryStore answers", () => {
             ]
           })
         )
+        // Memberships follow the users asked about, whatever the scopes.
+        yield* same((s) =>
+          s.admin.lookup({
+            workspaceIds: [],
+            userIds: [ids.owner, ids.removed],
+            clientIds: [],
+            projectIds: [],
+            entryIds: [],
+            apiKeyIds: [],
+            apiKeyDigests: [],
+            userScopes: [{ workspaceId: ids.workspace, userId: ids.member }],
+            assignments: []
+          })
+        )
         // Updates answer alike.
         yield* same((s) => s.admin.setArchived("project", ids.piper, true))
         yield* same((s) => s.admin.setArchived("client", uuid(0x995), true))

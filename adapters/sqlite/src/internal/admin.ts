@@ -33,7 +33,10 @@ const decodeIds = decodeRows(IdRow, "ids")
 
 const json = (values: ReadonlyArray<unknown>) => JSON.stringify(values)
 
-/** `AdminStore.lookup`: each list keeps the order (and repeats) of the refs, as the memory store's does. */
+/**
+ * `AdminStore.lookup`: each list keeps the order (and repeats) of the refs, as the memory store's does; memberships are
+ * every membership of the referenced users.
+ */
 const lookup = (sql: SqlClient.SqlClient) => (refs: DatasetRefs): Effect.Effect<ExistingRecords, StoreError> =>
   Effect.gen(function*() {
     const existing = (statement: string, values: ReadonlyArray<unknown>) =>
@@ -66,13 +69,13 @@ const lookup = (sql: SqlClient.SqlClient) => (refs: DatasetRefs): Effect.Effect<
       [json(refs.apiKeyDigests)]
     ).pipe(orStoreError("looking up API key digests"), Effect.flatMap(decodeKeys))
 
-    const scopePairs = refs.userScopes.map((s) => [s.workspaceId, s.userId])
     const memberships = yield* sql.unsafe(
       `SELECT workspace_id, user_id, role, pay_rate_cents FROM memberships
-        WHERE (workspace_id, user_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))
+        WHERE user_id IN (SELECT value FROM json_each(?))
         ORDER BY rowid`,
-      [json(scopePairs)]
+      [json(refs.userIds)]
     ).pipe(orStoreError("looking up memberships"), Effect.flatMap(decodeMemberships))
+    const scopePairs = refs.userScopes.map((s) => [s.workspaceId, s.userId])
     const active = yield* sql.unsafe(
       `SELECT workspace_id, user_id FROM time_entries
         WHERE status = 'active' AND (workspace_id, user_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,

@@ -8,11 +8,13 @@ import * as SqlClient from "@effect/sql/SqlClient"
 import { StoreError } from "@stint/core/Errors"
 import * as Effect from "effect/Effect"
 import initial from "../migrations/0001_initial.js"
+import membershipsByUser from "../migrations/0002_memberships_by_user.js"
 import { immediate, storeError } from "./database.js"
 
 /** The migrations, by `NNNN_name`. */
 export const migrations = Migrator.fromRecord({
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_memberships_by_user": membershipsByUser
 })
 
 /** The table where the Migrator records what ran. */
