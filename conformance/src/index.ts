@@ -6,6 +6,8 @@
 
 /** A stack that drives the core's operations directly over a Store layer. @since 0.1.0 */
 export * as CoreStack from "./CoreStack.js"
+/** Stacks that speak HTTP: Stint's server in process, or servers started elsewhere. @since 0.1.0 */
+export * as HttpStack from "./HttpStack.js"
 /** A clock that moves only when told to. @since 0.1.0 */
 export * as ManualClock from "./ManualClock.js"
 /** The spec's statuses and scopes, as the kit knows them. @since 0.1.0 */

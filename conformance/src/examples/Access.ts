@@ -124,7 +124,10 @@ export const register = (h: Harness): void => {
       Effect.gen(function*() {
         const world = yield* World.seed(stack)
         for (const operation of operations) {
-          const outcome = yield* stack.call(operation, as(world.keys.readOnly, { body: { _tag: "Unreadable", reason: "x" } }))
+          const outcome = yield* stack.call(
+            operation,
+            as(world.keys.readOnly, { path: { timerId: "not-a-uuid" }, body: { _tag: "Unreadable", reason: "x" } })
+          )
           if (requiredScope[operation] === "clients:read") expectSuccess(outcome, operation)
           else expectError(outcome, "INSUFFICIENT_SCOPE")
         }
