@@ -19,3 +19,7 @@ export * as OpenApiDocument from "./OpenApiDocument.js"
 export * as Router from "./Router.js"
 /** The `HttpApp` of the whole service and its Node server layer. @since 0.1.0 */
 export * as Server from "./Server.js"
+/** The `stint` command line: its commands, and `run(argv)` answering the exit status. @since 0.1.0 */
+export * as Cli from "./Cli.js"
+/** The composition root's storage: a database address (`sqlite:PATH`, `postgres://…`) to a migrated `Store`. @since 0.1.0 */
+export * as Database from "./Database.js"

@@ -1,0 +1,73 @@
+/**
+ * The `stint` command line: every command of `cli-and-fixtures.md` plus the operators' admin commands, with help on
+ * each, one line on stderr and a non-zero exit status on failure.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import type * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Cause from "effect/Cause"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Admin from "./cli/Admin.js"
+import * as Keys from "./cli/Keys.js"
+import * as Seed from "./cli/Seed.js"
+import * as Serve from "./cli/Serve.js"
+import { describe } from "./internal/cliFailure.js"
+import { usageOnly } from "./internal/cliUsage.js"
+
+/**
+ * The version `stint --version` prints.
+ *
+ * @since 0.1.0
+ */
+export const VERSION = "0.1.0"
+
+/**
+ * The root command and its subcommands.
+ *
+ * @since 0.1.0
+ */
+export const command = Command.make("stint", {}, () => usageOnly("")).pipe(
+  Command.withDescription("Stint: serve the time-tracking API and manage its data."),
+  Command.withSubcommands([
+    Serve.command,
+    Seed.migrate,
+    Seed.seed,
+    Keys.command,
+    Admin.workspaces,
+    Admin.users,
+    Admin.memberships,
+    Admin.clients,
+    Admin.projects,
+    Admin.assignments,
+    Admin.entries
+  ])
+)
+
+const cli = Command.run(command, { name: "stint", version: VERSION })
+
+/** @effect/cli prints its own multi-line, coloured parse errors on stderr; we print one line instead. */
+const withoutCliErrorOutput = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.console, (console) =>
+    Effect.withConsole(self, { ...console, error: () => Effect.void, unsafe: { ...console.unsafe, error: () => {} } }))
+
+/**
+ * Runs the command line (`argv` as in `process.argv`) and answers the exit status: 0 on success, 1 when the operation
+ * failed, 2 when the command line was not understood. Failures print one line on stderr. Interruption (SIGINT,
+ * SIGTERM) propagates, so a server stops gracefully.
+ *
+ * @since 0.1.0
+ */
+export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
+  cli(argv).pipe(
+    withoutCliErrorOutput,
+    Effect.as(0),
+    Effect.catchAllCause((cause) =>
+      Option.match(describe(cause), {
+        onNone: () => Effect.failCause(Cause.stripFailures(cause)),
+        onSome: ({ exitCode, message }) => Effect.as(Console.error(`stint: ${message}`), exitCode)
+      })
+    )
+  )

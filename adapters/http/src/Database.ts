@@ -1,0 +1,124 @@
+/**
+ * The composition root's choice of storage: a database address (`sqlite:PATH`, `postgres://…`) becomes a `Store`
+ * whose migrations have been applied.
+ *
+ * @since 0.1.0
+ */
+import type { Errors, Store } from "@stint/core"
+import { PgStore } from "@stint/postgres"
+import { SqliteStore } from "@stint/sqlite"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as WorkspaceProbe from "./internal/workspaceProbe.js"
+
+/**
+ * The address used when neither `--database` nor `STINT_DATABASE_URL` is given.
+ *
+ * @since 0.1.0
+ */
+export const DEFAULT_URL = "sqlite:./stint.db"
+
+/**
+ * An address that names no storage Stint supports.
+ *
+ * @since 0.1.0
+ */
+export class DatabaseUrlInvalid extends Schema.TaggedError<DatabaseUrlInvalid>()("DatabaseUrlInvalid", {
+  url: Schema.String,
+  reason: Schema.String
+}) {
+  override get message() {
+    return `invalid database address ${redact(this.url)}: ${this.reason}`
+  }
+}
+
+/**
+ * Where the data lives, parsed from an address.
+ *
+ * @since 0.1.0
+ */
+export type Target = WorkspaceProbe.Target
+
+/**
+ * Hides the password of a URL-shaped address (`postgres://user:secret@host` → `postgres://user:***@host`).
+ *
+ * @since 0.1.0
+ */
+export const redact = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@")
+
+/**
+ * Parses an address: `sqlite:PATH` (also `sqlite://PATH`), `postgres://…` or `postgresql://…`.
+ *
+ * @since 0.1.0
+ */
+export const parse = (url: string): Either.Either<Target, DatabaseUrlInvalid> => {
+  const trimmed = url.trim()
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]?.toLowerCase()
+  const invalid = (reason: string) => Either.left(new DatabaseUrlInvalid({ url, reason }))
+  switch (scheme) {
+    case "sqlite": {
+      const rest = trimmed.slice("sqlite:".length)
+      const filename = rest.startsWith("//") ? rest.slice(2) : rest
+      return filename.length === 0
+        ? invalid("sqlite: needs a file path, e.g. sqlite:./stint.db")
+        : Either.right({ _tag: "Sqlite", filename })
+    }
+    case "postgres":
+    case "postgresql": {
+      if (!URL.canParse(trimmed)) return invalid("not a valid URL, e.g. postgres://user:pass@host:5432/db")
+      return Either.right({ _tag: "Postgres", url: trimmed })
+    }
+    default:
+      return invalid("use sqlite:PATH or postgres://user:pass@host:port/db")
+  }
+}
+
+/**
+ * The address from `STINT_DATABASE_URL`, or `sqlite:./stint.db`.
+ *
+ * @since 0.1.0
+ */
+export const urlConfig: Config.Config<string> = Config.string("STINT_DATABASE_URL").pipe(
+  Config.withDefault(DEFAULT_URL)
+)
+
+/**
+ * The `Store` at an address, after applying its pending migrations. The database is closed when the layer's scope
+ * closes.
+ *
+ * @since 0.1.0
+ */
+export const layer = (url: string): Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid> =>
+  Layer.unwrapEffect(Effect.map(parse(url), (target) => {
+    switch (target._tag) {
+      case "Sqlite": {
+        const options = { filename: target.filename }
+        return Layer.unwrapEffect(Effect.as(SqliteStore.migrate(options), SqliteStore.layer(options)))
+      }
+      case "Postgres": {
+        const options = { url: target.url }
+        return Layer.unwrapEffect(Effect.as(PgStore.migrate(options), PgStore.layer(options)))
+      }
+    }
+  }))
+
+/**
+ * The `Store` at the address of `STINT_DATABASE_URL` (default `sqlite:./stint.db`), migrated.
+ *
+ * @since 0.1.0
+ */
+export const layerConfig: Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid | ConfigError.ConfigError> =
+  Layer.unwrapEffect(Effect.map(urlConfig, layer))
+
+/**
+ * Whether the database at `url` holds any workspace (for `serve --demo`). Call it after the database was migrated.
+ * The `Store` port has no such question, so this reads the adapters' `workspaces` table directly.
+ *
+ * @since 0.1.0
+ */
+export const hasWorkspace = (url: string): Effect.Effect<boolean, Errors.StoreError | DatabaseUrlInvalid> =>
+  Effect.flatMap(parse(url), WorkspaceProbe.hasWorkspace)

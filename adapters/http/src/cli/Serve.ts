@@ -1,0 +1,110 @@
+/**
+ * `stint serve`: the API on a host and port, the tunable policies from the environment, the demo data on request, and
+ * a graceful stop on SIGINT/SIGTERM (stop accepting, finish in-flight requests, close the database).
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import * as HttpServer from "@effect/platform/HttpServer"
+import { Settings } from "@stint/core"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Database from "../Database.js"
+import { check, database } from "../internal/cliOptions.js"
+import * as Server from "../Server.js"
+import * as Demo from "./Demo.js"
+
+const positive = (name: string, fallback: number, integer: boolean) =>
+  (integer ? Config.integer(name) : Config.number(name)).pipe(
+    Config.validate({ message: "must be a positive number", validation: (n) => Number.isFinite(n) && n > 0 }),
+    Config.withDefault(fallback)
+  )
+
+/**
+ * The policies of a serving instance: `STINT_RATE_LIMIT` requests per key (default 120) in any window of
+ * `STINT_RATE_WINDOW_SECONDS` seconds (default 60); the spec's values otherwise.
+ *
+ * @since 0.1.0
+ */
+export const settingsConfig: Config.Config<Settings.SettingsShape> = Config.all({
+  limit: positive("STINT_RATE_LIMIT", Settings.defaults.rateLimit.limit, true),
+  windowSeconds: positive("STINT_RATE_WINDOW_SECONDS", Settings.defaults.rateLimit.windowMillis / 1000, false)
+}).pipe(Config.map(({ limit, windowSeconds }) => ({
+  ...Settings.defaults,
+  rateLimit: { limit, windowMillis: Math.max(1, Math.round(windowSeconds * 1000)) }
+})))
+
+const Port = Schema.Number.pipe(Schema.int(), Schema.between(0, 65535))
+
+const host = Options.text("host").pipe(
+  Options.withPseudoName("HOST"),
+  Options.withDescription("Address to listen on. Environment: STINT_HOST. Default: 127.0.0.1."),
+  Options.withFallbackConfig(Config.string("STINT_HOST")),
+  Options.withDefault("127.0.0.1")
+)
+
+const port = Options.integer("port").pipe(
+  Options.withPseudoName("PORT"),
+  Options.withDescription("Port to listen on; 0 picks a free port. Environment: STINT_PORT. Default: 8787."),
+  Options.withFallbackConfig(Config.integer("STINT_PORT")),
+  Options.withDefault(8787),
+  check("port", Port, "an integer from 0 to 65535")
+)
+
+const demo = Options.boolean("demo").pipe(
+  Options.withDescription(
+    "When the database holds no workspace yet, create a demo workspace, owner, client and project, and print a " +
+      "fresh API key once with a ready-to-paste curl line."
+  )
+)
+
+/** The base URL clients should call for a bound address. */
+const baseUrlOf = (address: HttpServer.Address): string =>
+  address._tag === "UnixAddress"
+    ? `http+unix://${address.path}`
+    : `http://${Demo.reachableHost(address.hostname)}:${address.port}`
+
+/** Once the server is listening: the demo's lines, then the ready line of `cli-and-fixtures.md`. */
+const announce = (demo: Option.Option<Option.Option<Demo.Demo>>) =>
+  Layer.effectDiscard(Effect.gen(function*() {
+    const server = yield* HttpServer.HttpServer
+    const address = server.address
+    const listening = address._tag === "UnixAddress"
+      ? `listening on ${address.path}`
+      : `listening on http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
+    if (Option.isSome(demo)) {
+      const lines = Option.match(demo.value, {
+        onNone: () => [Demo.skipped],
+        onSome: (created) => Demo.announcement(created, baseUrlOf(address))
+      })
+      for (const line of lines) yield* Console.log(line)
+    }
+    // Last, so that whoever waits for it has seen every line before it.
+    yield* Console.log(listening)
+  }))
+
+/**
+ * `stint serve [--host H] [--port P] [--database URL] [--demo]`.
+ *
+ * @since 0.1.0
+ */
+export const command = Command.make("serve", { host, port, database, demo }, (options) =>
+  Effect.gen(function*() {
+    const settings = yield* settingsConfig
+    const demo = options.demo ? Option.some(yield* Demo.ensure(Database.hasWorkspace(options.database))) : Option.none()
+    yield* Layer.launch(announce(demo).pipe(
+      Layer.provide(Server.layer({ host: options.host, port: options.port })),
+      Layer.provide(Layer.succeed(Settings.Settings, settings))
+    ))
+  }).pipe(Effect.provide(Database.layer(options.database)))).pipe(
+    Command.withDescription(
+      "Serve the API. Prints a line 'listening on http://HOST:PORT' when ready. SIGINT/SIGTERM: stop accepting, " +
+        "finish in-flight requests, close the database, exit 0. Rate limit: STINT_RATE_LIMIT requests per key " +
+        "(default 120) per STINT_RATE_WINDOW_SECONDS seconds (default 60)."
+    )
+  )

@@ -1,0 +1,86 @@
+/**
+ * Options and helpers shared by the `stint` commands: the database address, ids, JSON output.
+ *
+ * @since 0.1.0
+ */
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as Options from "@effect/cli/Options"
+import * as ValidationError from "@effect/cli/ValidationError"
+import { Schemas, type Store } from "@stint/core"
+import * as Config from "effect/Config"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Database from "../Database.js"
+
+/** `--database URL`, else `STINT_DATABASE_URL`, else `sqlite:./stint.db`. */
+export const database: Options.Options<string> = Options.text("database").pipe(
+  Options.withDescription(
+    "Database address: sqlite:PATH or postgres://user:pass@host:port/db. " +
+      "Environment: STINT_DATABASE_URL. Default: sqlite:./stint.db. Pending migrations are applied first."
+  ),
+  Options.withPseudoName("URL"),
+  Options.withFallbackConfig(Config.string("STINT_DATABASE_URL")),
+  Options.withDefault(Database.DEFAULT_URL)
+)
+
+/** Checks an option's value with a schema; a mismatch names the flag, the value and the expected form. */
+export const check = <A, B extends A>(
+  flag: string,
+  schema: Schema.Schema<B, A>,
+  expected: string
+) =>
+(self: Options.Options<A>): Options.Options<B> =>
+  Options.mapEffect(self, (value) =>
+    Either.match(Schema.decodeEither(schema)(value), {
+      onLeft: () =>
+        Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${flag} must be ${expected}, got ${JSON.stringify(value)}`))),
+      onRight: Effect.succeed
+    }))
+
+/** A required UUID option, written in lowercase. */
+export const uuid = (flag: string, description: string): Options.Options<string> =>
+  Options.text(flag).pipe(
+    check(flag, Schemas.Uuid, "a UUID"),
+    Options.map((id) => id.toLowerCase()),
+    Options.withPseudoName("UUID"),
+    Options.withDescription(description)
+  )
+
+/** A required non-empty text option. */
+export const name = (flag: string, description: string): Options.Options<string> =>
+  Options.text(flag).pipe(
+    check(flag, Schemas.NonEmptyName, "non-empty"),
+    Options.withPseudoName("TEXT"),
+    Options.withDescription(description)
+  )
+
+/** `--pay-rate-cents N`, optional. */
+export const payRate = (description: string) =>
+  Options.integer("pay-rate-cents").pipe(
+    check("pay-rate-cents", Schemas.Cents, "an integer from 0 to 2147483647"),
+    Options.withPseudoName("CENTS"),
+    Options.withDescription(description),
+    Options.optional
+  )
+
+/** `--color #rrggbb`, optional. */
+export const color = Options.text("color").pipe(
+  check("color", Schemas.Color, "#rrggbb"),
+  Options.withPseudoName("#RRGGBB"),
+  Options.withDescription("Color #rrggbb (default #ff5c35)."),
+  Options.optional
+)
+
+/** Prints a value as JSON on stdout. */
+export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value, null, 2))
+
+/** Runs an effect against the migrated database at `url`, closing it afterwards. */
+export const withStore = (url: string) => <A, E>(self: Effect.Effect<A, E, Store.Store>) =>
+  Effect.provide(self, Database.layer(url))
+
+/** `{ [key]: value }` when the option was given, `{}` otherwise (for `exactOptionalPropertyTypes` inputs). */
+export const given = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
+  Option.isSome(value) ? ({ [key]: value.value } as { readonly [P in K]?: A }) : {}

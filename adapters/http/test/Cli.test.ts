@@ -1,0 +1,185 @@
+/**
+ * The `stint` binary's one-shot commands on SQLite: help, usage errors, database addresses, migrate, seed (and the
+ * refusal of an invalid fixture without writing anything).
+ */
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { build, stint, stintJson, tempDir } from "./CliHarness.js"
+import { dumpSqlite, fixture, ids, ownerKey, writeJson } from "./CliFixture.js"
+
+const dir = tempDir()
+beforeAll(build)
+afterAll(dir.remove)
+
+let counter = 0
+const freshDb = () => join(dir.path, `db-${++counter}.db`)
+
+/** A failure prints exactly one line on stderr, without a stack trace or an Effect cause. */
+const expectOneLineError = (stderr: string, pattern: RegExp) => {
+  const lines = stderr.split("\n").filter((line) => line.length > 0)
+  expect(lines, stderr).toHaveLength(1)
+  expect(lines[0]).toMatch(pattern)
+  expect(stderr).not.toMatch(/\bat .*\.js:\d+|FiberFailure|\[cause\]|Error: /)
+}
+
+describe("help", () => {
+  // Help on every command is checked in process (CliHelp.test.ts); here, through the binary.
+  it("stint --help and a subcommand's --help print usage on stdout and exit 0", async () => {
+    for (const command of [[], ["keys", "create"]]) {
+      const result = await stint([...command, "--help"])
+      expect(result.code, command.join(" ")).toBe(0)
+      expect(result.stderr).toBe("")
+      expect(result.stdout).toContain("USAGE")
+      expect(result.stdout).toContain(`$ ${command.at(-1) ?? "stint"}`)
+    }
+  })
+})
+
+describe("usage errors", () => {
+  it("an unknown command, a missing option, a bad value: exit 2 and one line on stderr", async () => {
+    const unknown = await stint(["frobnicate"])
+    expect(unknown.code).toBe(2)
+    expectOneLineError(unknown.stderr, /^stint: /)
+
+    const missing = await stint(["keys", "create", "--user", ids.owner, "--database", `sqlite:${freshDb()}`])
+    expect(missing.code).toBe(2)
+    expectOneLineError(missing.stderr, /--workspace/)
+
+    const badUuid = await stint(["keys", "revoke", "--key-id", "nope", "--database", `sqlite:${freshDb()}`])
+    expect(badUuid.code).toBe(2)
+    expectOneLineError(badUuid.stderr, /^stint: /)
+
+    const badPort = await stint(["serve", "--port", "70000", "--database", `sqlite:${freshDb()}`])
+    expect(badPort.code).toBe(2)
+    expectOneLineError(badPort.stderr, /65535/)
+  })
+
+  it("a group without its subcommand points at its help", async () => {
+    const result = await stint(["keys"])
+    expect(result.code).toBe(2)
+    expectOneLineError(result.stderr, /stint keys --help/)
+  })
+
+  it("an unsupported database address is refused in one line, naming the accepted forms", async () => {
+    for (const url of ["mysql://root@localhost/db", "sqlite:", "postgres://user:s3cret@[bad"]) {
+      const result = await stint(["migrate", "--database", url])
+      expect(result.code, url).toBe(2)
+      expectOneLineError(result.stderr, /invalid database address/)
+      expect(result.stderr).not.toContain("s3cret")
+    }
+  })
+
+  it("an invalid STINT_PORT is a usage error", async () => {
+    const result = await stint(["serve", "--database", `sqlite:${freshDb()}`], { env: { STINT_PORT: "eighty" } })
+    expect(result.code).toBe(2)
+    expectOneLineError(result.stderr, /^stint: /)
+  })
+})
+
+describe("migrate", () => {
+  it("creates and migrates a fresh file, and is idempotent", async () => {
+    const db = freshDb()
+    expect(existsSync(db)).toBe(false)
+    const first = await stint(["migrate", "--database", `sqlite:${db}`])
+    expect(first.code, first.stderr).toBe(0)
+    expect(first.stderr).toBe("")
+    const tables = Object.keys(await dumpSqlite(db))
+    expect(tables).toEqual(expect.arrayContaining(["workspaces", "users", "api_keys", "time_entries"]))
+    const second = await stint(["migrate", "--database", `sqlite:${db}`])
+    expect(second.code, second.stderr).toBe(0)
+    expect(Object.keys(await dumpSqlite(db))).toEqual(tables)
+  })
+
+  it("reads the address from STINT_DATABASE_URL, and --database wins over it", async () => {
+    const fromEnv = freshDb()
+    const fromFlag = freshDb()
+    expect((await stint(["migrate"], { env: { STINT_DATABASE_URL: `sqlite:${fromEnv}` } })).code).toBe(0)
+    expect(existsSync(fromEnv)).toBe(true)
+    const both = await stint(["migrate", "--database", `sqlite://${fromFlag}`], {
+      env: { STINT_DATABASE_URL: `sqlite:${freshDb()}` }
+    })
+    expect(both.code).toBe(0)
+    expect(existsSync(fromFlag)).toBe(true)
+  })
+
+  it("defaults to sqlite:./stint.db in the working directory", async () => {
+    const cwd = tempDir()
+    try {
+      expect((await stint(["migrate"], { cwd: cwd.path })).code).toBe(0)
+      expect(existsSync(join(cwd.path, "stint.db"))).toBe(true)
+    } finally {
+      cwd.remove()
+    }
+  })
+})
+
+describe("seed", () => {
+  it("loads a fixture on a fresh database and prints the summary: every key with its plaintext, counts per kind", async () => {
+    const db = freshDb()
+    const file = writeJson(join(dir.path, "fixture.json"), fixture)
+    const summary = await stintJson(["seed", file, "--database", `sqlite:${db}`]) as {
+      apiKeys: Array<{ id: string; key: string; userId: string; workspaceId: string }>
+      counts: Record<string, number>
+    }
+    expect(summary.counts).toEqual({
+      workspaces: 1,
+      users: 2,
+      memberships: 2,
+      clients: 1,
+      projects: 1,
+      assignments: 1,
+      apiKeys: 2,
+      timeEntries: 1
+    })
+    expect(summary.apiKeys).toHaveLength(2)
+    expect(summary.apiKeys[0]).toEqual({ id: ids.ownerKey, key: ownerKey, userId: ids.owner, workspaceId: ids.workspace })
+    expect(summary.apiKeys[1]).toMatchObject({ userId: ids.member, workspaceId: ids.workspace })
+    expect(summary.apiKeys[1]?.key).toMatch(/^stint_[A-Za-z0-9_-]{43}$/)
+    const dump = await dumpSqlite(db)
+    expect(dump["workspaces"]).toHaveLength(1)
+    expect(dump["time_entries"]).toHaveLength(1)
+    // Keys are stored as digests only.
+    expect(JSON.stringify(dump)).not.toContain(ownerKey)
+  })
+
+  const refusals: ReadonlyArray<readonly [string, unknown, RegExp]> = [
+    [
+      "a completed entry without an end",
+      { timeEntries: [{ ...fixture.timeEntries[0], id: "0190a000-0000-7000-8000-0000000000aa", endedAt: null }] },
+      /\$\.timeEntries\[0\]\.endedAt/
+    ],
+    [
+      "a schema error",
+      { workspaces: [{ id: "0190a000-0000-7000-8000-0000000000ab", name: "" }] },
+      /\$\.workspaces\[0\]\.name/
+    ],
+    [
+      "an id already stored",
+      { workspaces: [{ id: "0190a000-0000-7000-8000-0000000000ac", name: "New" }, { id: ids.workspace, name: "Again" }] },
+      /\$\.workspaces\[1\]\.id/
+    ],
+    ["an unknown property", { workspaces: [], colour: "red" }, /\$\.colour/],
+    ["text that is not JSON", "{ \"workspaces\": [", /not JSON/]
+  ]
+
+  it.each(refusals)("refuses %s, naming the problem in one line, and writes nothing", async (_, content, path) => {
+    const db = freshDb()
+    await stintJson(["seed", writeJson(join(dir.path, `base-${counter}.json`), fixture), "--database", `sqlite:${db}`])
+    const before = await dumpSqlite(db)
+    const file = writeJson(join(dir.path, `invalid-${counter}.json`), content)
+    const result = await stint(["seed", file, "--database", `sqlite:${db}`])
+    expect(result.code).toBe(1)
+    expect(result.stdout).toBe("")
+    expectOneLineError(result.stderr, path)
+    expect(await dumpSqlite(db)).toEqual(before)
+  })
+
+  it("refuses a missing file without creating the database", async () => {
+    const db = freshDb()
+    const result = await stint(["seed", join(dir.path, "nope.json"), "--database", `sqlite:${db}`])
+    expect(result.code).not.toBe(0)
+    expectOneLineError(result.stderr, /nope\.json/)
+    expect(existsSync(db)).toBe(false)
+  })
+})

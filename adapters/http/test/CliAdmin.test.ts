@@ -1,0 +1,185 @@
+/**
+ * The operators' commands against a running server on the same SQLite file: records created from the command line
+ * are usable over HTTP, a created key works and a revoked one gets 401, archiving, removing a membership, voiding and
+ * moving an entry; refusals print one line and exit 1.
+ */
+import { join } from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { build, serve, type Serving, stint, stintJson, tempDir } from "./CliHarness.js"
+
+const dir = tempDir()
+const database = `sqlite:${join(dir.path, "admin.db")}`
+const db = ["--database", database]
+let server: Serving | undefined
+let url = ""
+
+beforeAll(async () => {
+  build()
+  await stintJson(["migrate", ...db])
+  server = await serve(["--port", "0", ...db])
+  url = server.url
+})
+afterAll(() => {
+  server?.kill()
+  dir.remove()
+})
+
+const call = async (key: string, path: string, init: RequestInit = {}) => {
+  const response = await fetch(`${url}/api/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...init.headers }
+  })
+  return { status: response.status, body: await response.json() as Record<string, unknown> }
+}
+const startTimer = (key: string, projectId: string, idempotencyKey: string) =>
+  call(key, "/timers/start", {
+    method: "POST",
+    headers: { "idempotency-key": idempotencyKey },
+    body: JSON.stringify({ projectId })
+  })
+
+const expectRefused = async (args: ReadonlyArray<string>, pattern: RegExp) => {
+  const result = await stint([...args, ...db])
+  expect(result.code, result.stderr).toBe(1)
+  expect(result.stdout).toBe("")
+  expect(result.stderr.trim().split("\n")).toHaveLength(1)
+  expect(result.stderr.trim()).toMatch(pattern)
+}
+
+describe("records created from the command line", () => {
+  const world = { workspace: "", owner: "", member: "", client: "", project: "", ownerKey: "", memberKey: "" }
+
+  beforeAll(async () => {
+    const workspace = await stintJson(["workspaces", "create", "--name", "Initech", ...db]) as { id: string; name: string }
+    expect(workspace.name).toBe("Initech")
+    world.workspace = workspace.id
+    world.owner = (await stintJson(["users", "create", "--name", "Peter", "--email", "peter@example.com", ...db]) as {
+      id: string
+    }).id
+    const memberId = "0190b000-0000-7000-8000-00000000000A"
+    const member = await stintJson([
+      "users", "create", "--id", memberId, "--name", "Milton", "--email", "milton@example.com", ...db
+    ]) as { id: string }
+    expect(member.id).toBe(memberId.toLowerCase())
+    world.member = member.id
+    expect(
+      await stintJson([
+        "memberships", "add", "--workspace", world.workspace, "--user", world.owner, "--role", "owner",
+        "--pay-rate-cents", "6000", ...db
+      ])
+    ).toEqual({ workspaceId: world.workspace, userId: world.owner, role: "owner", payRateCents: 6000 })
+    await stintJson(["memberships", "add", "--workspace", world.workspace, "--user", world.member, "--role", "member", ...db])
+    const client = await stintJson([
+      "clients", "create", "--workspace", world.workspace, "--name", "Initrode", "--color", "#0A0B0C", ...db
+    ]) as { id: string }
+    world.client = client.id
+    world.project = (await stintJson(["projects", "create", "--client", world.client, "--name", "TPS", ...db]) as {
+      id: string
+    }).id
+    await stintJson(["assignments", "add", "--project", world.project, "--user", world.owner, ...db])
+    await stintJson([
+      "assignments", "add", "--project", world.project, "--user", world.member, "--pay-rate-cents", "100", ...db
+    ])
+    const created = await stint(["keys", "create", "--user", world.owner, "--workspace", world.workspace, ...db])
+    expect(created.code, created.stderr).toBe(0)
+    expect(created.stdout).toMatch(/^stint_[A-Za-z0-9_-]{43}\n$/)
+    world.ownerKey = created.stdout.trim()
+    const memberKey = await stintJson([
+      "keys", "create", "--user", world.member, "--workspace", world.workspace, "--json", ...db
+    ]) as { id: string; key: string; scopes: Array<string> }
+    expect(memberKey.scopes).toEqual(["clients:read", "projects:read", "projects:write", "timers:read", "timers:write"])
+    world.memberKey = memberKey.key
+  })
+
+  it("are served: the owner sees the client with its color as stored, and can create projects", async () => {
+    const { body, status } = await call(world.ownerKey, "/clients")
+    expect(status).toBe(200)
+    expect(body).toEqual({ clients: [{ id: world.client, name: "Initrode", color: "#0A0B0C" }], canCreateProjects: true })
+  })
+
+  it("keys list shows every key without its secret; keys revoke makes a working key 401", async () => {
+    const { apiKeys } = await stintJson(["keys", "list", "--workspace", world.workspace, ...db]) as {
+      apiKeys: Array<{ id: string; userId: string; revokedAt: string | null }>
+    }
+    expect(apiKeys.map((k) => k.userId).sort()).toEqual([world.owner, world.member].sort())
+    expect(JSON.stringify(apiKeys)).not.toContain("stint_")
+
+    const spare = (await stint(["keys", "create", "--user", world.owner, "--workspace", world.workspace, ...db])).stdout
+      .trim()
+    expect((await call(spare, "/timer")).status).toBe(200)
+    const { apiKeys: owned } = await stintJson(["keys", "list", "--user", world.owner, ...db]) as {
+      apiKeys: Array<{ id: string; revokedAt: string | null }>
+    }
+    expect(owned).toHaveLength(2)
+    const before = new Set(apiKeys.map((k) => k.id))
+    const spareId = owned.find((k) => !before.has(k.id))?.id ?? ""
+    expect(await stintJson(["keys", "revoke", "--key-id", spareId, ...db])).toEqual({ id: spareId, revoked: true })
+    const refused = await call(spare, "/timer")
+    expect(refused.status).toBe(401)
+    expect(refused.body).toMatchObject({ error: { code: "INVALID_API_KEY" } })
+    // The owner's other key still works.
+    expect((await call(world.ownerKey, "/timer")).status).toBe(200)
+  })
+
+  it("entries move-start and entries void change an entry; voiding twice is refused", async () => {
+    const started = await startTimer(world.ownerKey, world.project, "cli-void-1")
+    expect(started.status).toBe(200)
+    const timer = started.body["timer"] as { id: string }
+    const moved = await stintJson([
+      "entries", "move-start", "--id", timer.id, "--started-at", "2026-01-02T09:00:00+01:00", ...db
+    ]) as { startedAt: string; status: string }
+    expect(moved).toMatchObject({ startedAt: "2026-01-02T08:00:00.000Z", status: "active" })
+    const voided = await stintJson(["entries", "void", "--id", timer.id, ...db]) as { status: string; endedAt: string }
+    expect(voided.status).toBe("voided")
+    expect(voided.endedAt).not.toBeNull()
+    const stop = await call(world.ownerKey, `/timers/${timer.id}/stop`, {
+      method: "POST",
+      headers: { "idempotency-key": "cli-void-stop" }
+    })
+    expect(stop.status).toBe(409)
+    expect(stop.body).toMatchObject({ error: { code: "TIMER_VOIDED" } })
+    await expectRefused(["entries", "void", "--id", timer.id], /^stint: timeEntry .*/)
+    await expectRefused(
+      ["entries", "move-start", "--id", timer.id, "--started-at", "yesterday"],
+      /^stint: invalid input at \$\.startedAt: /
+    )
+  })
+
+  it("archiving a project or its client makes it not ready for tracking; unarchiving restores it", async () => {
+    const archived = await stintJson(["projects", "archive", "--id", world.project, ...db])
+    expect(archived).toEqual({ entity: "project", id: world.project, archived: true })
+    expect((await startTimer(world.ownerKey, world.project, "cli-archive-1")).status).toBe(404)
+    await stintJson(["projects", "unarchive", "--id", world.project, ...db])
+    expect((await startTimer(world.ownerKey, world.project, "cli-archive-2")).status).toBe(200)
+
+    await stintJson(["clients", "archive", "--id", world.client, ...db])
+    expect((await call(world.ownerKey, "/clients")).body["clients"]).toEqual([])
+    expect((await startTimer(world.ownerKey, world.project, "cli-archive-3")).status).toBe(404)
+    await stintJson(["clients", "unarchive", "--id", world.client, ...db])
+    expect((await call(world.ownerKey, "/clients")).body["clients"]).toHaveLength(1)
+  })
+
+  it("removing a membership makes the member's keys 401 at once", async () => {
+    expect((await call(world.memberKey, "/timer")).status).toBe(200)
+    expect(await stintJson(["memberships", "remove", "--workspace", world.workspace, "--user", world.member, ...db]))
+      .toEqual({ workspaceId: world.workspace, userId: world.member, removed: true })
+    expect((await call(world.memberKey, "/timer")).status).toBe(401)
+    await expectRefused(
+      ["memberships", "remove", "--workspace", world.workspace, "--user", world.member],
+      /^stint: membership .* not found$/
+    )
+  })
+
+  it("refuses what breaks a rule, in one line, with exit 1", async () => {
+    await expectRefused(["keys", "revoke", "--key-id", "0190b000-0000-7000-8000-0000000000ff"], /^stint: apiKey .* not found$/)
+    await expectRefused(
+      ["workspaces", "create", "--id", world.workspace, "--name", "Again"],
+      /^stint: invalid input at \$\.workspaces\[0\]\.id: .*already exists/
+    )
+    await expectRefused(
+      ["keys", "create", "--user", world.owner, "--workspace", "0190b000-0000-7000-8000-0000000000fe"],
+      /^stint: invalid input at \$\.apiKeys\[0\]\.workspaceId: unknown workspace$/
+    )
+    await expectRefused(["projects", "archive", "--id", "0190b000-0000-7000-8000-0000000000fd"], /not found/)
+  })
+})

@@ -1,0 +1,101 @@
+/**
+ * Help on every `stint` command, in process (`Cli.run` with the output captured): starting one Node process per
+ * command would only test the same startup again. `Cli.test.ts` checks `stint --help` through the binary.
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { describe, expect, it } from "@effect/vitest"
+import * as Console from "effect/Console"
+import * as Effect from "effect/Effect"
+import * as Cli from "../src/Cli.js"
+
+/** Runs the command line in process; answers the exit status and what it printed on stdout and stderr. */
+const run = (args: ReadonlyArray<string>) =>
+  Effect.gen(function*() {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const console = yield* Effect.console
+    const capture: Console.Console = {
+      ...console,
+      log: (...parts) => Effect.sync(() => void out.push(parts.join(" "))),
+      error: (...parts) => Effect.sync(() => void err.push(parts.join(" ")))
+    }
+    const code = yield* Effect.withConsole(Cli.run(["node", "stint", ...args]), capture)
+    return { code, stdout: out.join("\n"), stderr: err.join("\n") }
+  }).pipe(Effect.provide(NodeContext.layer))
+
+const commands: ReadonlyArray<ReadonlyArray<string>> = [
+  [],
+  ["serve"],
+  ["migrate"],
+  ["seed"],
+  ["keys"],
+  ["keys", "create"],
+  ["keys", "revoke"],
+  ["keys", "list"],
+  ["workspaces"],
+  ["workspaces", "create"],
+  ["users"],
+  ["users", "create"],
+  ["memberships"],
+  ["memberships", "add"],
+  ["memberships", "remove"],
+  ["clients"],
+  ["clients", "create"],
+  ["clients", "archive"],
+  ["clients", "unarchive"],
+  ["projects"],
+  ["projects", "create"],
+  ["projects", "archive"],
+  ["projects", "unarchive"],
+  ["assignments"],
+  ["assignments", "add"],
+  ["entries"],
+  ["entries", "void"],
+  ["entries", "move-start"]
+]
+
+describe("help", () => {
+  it.effect.each(commands.map((command) => [command.join(" ") || "stint", command] as const))(
+    "%s --help prints usage and a description on stdout and exits 0",
+    ([, command]) =>
+      Effect.gen(function*() {
+        const result = yield* run([...command, "--help"])
+        expect(result.code).toBe(0)
+        expect(result.stderr).toBe("")
+        expect(result.stdout).toContain("USAGE")
+        expect(result.stdout).toContain(`$ ${command.at(-1) ?? "stint"}`)
+        expect(result.stdout).toContain("DESCRIPTION")
+      })
+  )
+
+  it.effect("the root help lists every command", () =>
+    Effect.gen(function*() {
+      const { stdout } = yield* run(["--help"])
+      for (const command of commands.filter((c) => c.length > 0)) expect(stdout).toContain(`- ${command.join(" ")}`)
+    }))
+
+  it.effect("serve's help names every option and environment variable", () =>
+    Effect.gen(function*() {
+      const { stdout } = yield* run(["serve", "--help"])
+      for (
+        const word of [
+          "--host",
+          "--port",
+          "--database",
+          "--demo",
+          "STINT_HOST",
+          "STINT_PORT",
+          "STINT_DATABASE_URL",
+          "STINT_RATE_LIMIT",
+          "STINT_RATE_WINDOW_SECONDS"
+        ]
+      ) expect(stdout).toContain(word)
+    }))
+
+  it.effect("--version prints the version", () =>
+    Effect.gen(function*() {
+      const result = yield* run(["--version"])
+      expect(result.code).toBe(0)
+      expect(result.stdout).toContain(Cli.VERSION)
+    }))
+})
