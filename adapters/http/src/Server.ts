@@ -10,7 +10,6 @@ import type { ServeError } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
 import { Operations, Store } from "@stint/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
@@ -108,7 +107,7 @@ const callOperation = (
   requestId: string
 ): Effect.Effect<Outcome, never, Store.Store> =>
   Effect.gen(function*() {
-    const body = route.readsBody ? yield* Body.read(NodeHttpServerRequest.toIncomingMessage(request)) : undefined
+    const body = route.readsBody ? yield* Body.read(request) : undefined
     const exit = yield* Effect.exit(
       Effect.flatMap(
         route.handler({
@@ -206,11 +205,11 @@ const dispatch = (
 }
 
 /**
- * The whole service as an `HttpApp` on `@effect/platform-node`'s server: the seven operations under `/api/v1`,
- * `/healthz`, `/readyz`, `/docs` and `/api/v1/openapi.json`; `404 NOT_FOUND` for any other path, `405
- * METHOD_NOT_ALLOWED` with `Allow` for a known path with another method. Every response carries `X-Request-Id`, and
- * each request is logged once (`Effect.log`, annotated with `requestId`, `method`, `route`, `status`, `durationMs`,
- * `keyId`, and `code` for errors; 5xx at error level with the cause). Never fails.
+ * The whole service as an `HttpApp` (for `HttpServer.serve`, a router, or `HttpApp.toWebHandler`): the seven
+ * operations under `/api/v1`, `/healthz`, `/readyz`, `/docs` and `/api/v1/openapi.json`; `404 NOT_FOUND` for any
+ * other path, `405 METHOD_NOT_ALLOWED` with `Allow` for a known path with another method. Every response carries
+ * `X-Request-Id`, and each request is logged once (`Effect.log`, annotated with `requestId`, `method`, `route`,
+ * `status`, `durationMs`, `keyId`, and `code` for errors; 5xx at error level with the cause). Never fails.
  *
  * @since 0.1.0
  */

@@ -26,7 +26,7 @@ export const ids = {
   apps: id(34), // Globex, not assigned to Mia, assigned to Olivia
   mobile: id(35), // Globex, assigned to Mia without a rate (membership default 5000), default color
   otherProject: id(36), // Other workspace, assigned to Oscar
-  completed: id(40), // Mia's completed entry on Website, 90 minutes, billable, 7500
+  completed: id(40), // Mia's completed entry on Website, 90 minutes, billable, 7499 cents an hour
   voided: id(41), // Mia's voided entry
   oliviaEntry: id(42), // Olivia's completed entry
   unbillable: id(43) // Mia's completed, not billable
@@ -131,7 +131,9 @@ export const fixture = {
       billable: true,
       note: null,
       startedAt: "2026-04-02T09:00:00Z",
-      endedAt: "2026-04-02T10:30:00+00:00"
+      endedAt: "2026-04-02T10:30:00+00:00",
+      // 7499 × 5400 / 3600 = 11248.5 cents: half-up to $112.49.
+      payRateCents: 7499
     },
     {
       id: ids.voided,

@@ -84,6 +84,8 @@ export interface Harness {
   readonly port: number
   readonly send: (request: RawRequest) => Promise<Reply>
   readonly api: (method: string, path: string, options?: ApiOptions) => Promise<Reply>
+  /** The id of a fixture key (what the logs show instead of the key). */
+  readonly keyIdOf: (key: string) => string
   readonly logs: () => ReadonlyArray<LogLine>
   readonly printed: () => string
   /** Runs an effect against the server's store (admin changes, inspection). */
@@ -116,7 +118,12 @@ const rawSend = (port: number, agent: Http.Agent, request: RawRequest) =>
         agent,
         method: request.method,
         path: request.path,
-        headers: { ...request.headers, ...(request.chunks === undefined ? {} : { "transfer-encoding": "chunked" }) }
+        headers: {
+          // Node's client frames a GET body only when told its length.
+          ...(request.body === undefined ? {} : { "content-length": String(Buffer.byteLength(request.body)) }),
+          ...request.headers,
+          ...(request.chunks === undefined ? {} : { "transfer-encoding": "chunked" })
+        }
       },
       (incoming) => {
         const chunks: Array<Buffer> = []
@@ -181,7 +188,11 @@ export const withServer = (store: StoreCase, options: Options = {}) => async (te
     const server = await runtime.runPromise(HttpServer.HttpServer)
     if (server.address._tag !== "TcpAddress") throw new Error("expected a TCP address")
     const port = server.address.port
-    if (options.fixture !== false) await runtime.runPromise(Fixture.load(fixture))
+    const keyIds = new Map<string, string>()
+    if (options.fixture !== false) {
+      const summary = await runtime.runPromise(Fixture.load(fixture))
+      for (const key of summary.apiKeys) keyIds.set(key.key, key.id)
+    }
     if (validator === undefined) {
       const served = await rawSend(port, agent, { method: "GET", path: "/api/v1/openapi.json" })
       validator = OpenApiValidator.make(JSON.parse(served.text))
@@ -202,6 +213,11 @@ export const withServer = (store: StoreCase, options: Options = {}) => async (te
           },
           ...(json === undefined ? {} : { body: JSON.stringify(json) })
         }),
+      keyIdOf: (key) => {
+        const found = keyIds.get(key)
+        if (found === undefined) throw new Error("not a fixture key")
+        return found
+      },
       logs: () => lines.flatMap((line) => line.startsWith("{") ? [JSON.parse(line) as LogLine] : []),
       printed: () => lines.join("\n"),
       run: (effect) => runtime.runPromise(effect),

@@ -1,0 +1,249 @@
+/**
+ * What the transport must get right by itself (the failures HttpApi would not produce) and the decisions page's input
+ * rules as seen over HTTP: routes (404, 405 with `Allow`), bodies (content type, malformed JSON, missing, not an
+ * object, over 64 KiB), query parameters (unknown, repeated), path parameters, and the order of checks.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { ids, keys } from "./ServerFixture.js"
+import { expectError, type Harness, stores, withServer } from "./ServerHarness.js"
+
+const post = (h: Harness, path: string, body: string | Buffer | undefined, headers: Record<string, string>) =>
+  h.send({ method: "POST", path, headers, ...(body === undefined ? {} : { body }) })
+
+const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
+const json = { "content-type": "application/json" }
+const project = JSON.stringify({ clientId: ids.globex, name: "New" })
+
+/** A createProject body of exactly `size` bytes whose name is too long (so it is read, then refused by field). */
+const sized = (size: number): string => {
+  const skeleton = JSON.stringify({ clientId: ids.globex, name: "" })
+  return JSON.stringify({ clientId: ids.globex, name: "x".repeat(size - skeleton.length) })
+}
+
+for (const store of stores) {
+  describe(`routes (${store.name})`, () => {
+    it("an unknown path is 404 NOT_FOUND in the error shape, before authentication", () =>
+      withServer(store)(async (h) => {
+        for (const path of ["/", "/api/v1", "/api/v1/", "/api/v1/clients/", "/api/v2/clients", "/api/v1/nope",
+          "/healthz/x", "/docs/", "/api/v1/timers//stop", "/api/v1/timers/x/y/stop", "/API/V1/CLIENTS", "/favicon.ico"]) {
+          expectError(await h.send({ method: "GET", path }), 404, "NOT_FOUND")
+          expectError(await h.send({ method: "POST", path, headers: bearer(keys.owner) }), 404, "NOT_FOUND")
+        }
+      }))
+
+    it("a known path with another method is 405 METHOD_NOT_ALLOWED with Allow, before authentication", () =>
+      withServer(store)(async (h) => {
+        const cases: ReadonlyArray<readonly [string, string, string]> = [
+          ["DELETE", "/api/v1/clients", "GET"],
+          ["POST", "/api/v1/clients", "GET"],
+          ["PUT", "/api/v1/projects", "GET, POST"],
+          ["PATCH", "/api/v1/timer", "GET"],
+          ["GET", "/api/v1/timers/start", "POST"],
+          ["GET", `/api/v1/timers/${ids.completed}/stop`, "POST"],
+          ["DELETE", "/api/v1/time-entries", "GET"],
+          ["OPTIONS", "/api/v1/clients", "GET"],
+          ["POST", "/healthz", "GET"],
+          ["POST", "/readyz", "GET"],
+          ["DELETE", "/docs", "GET"],
+          ["PUT", "/api/v1/openapi.json", "GET"]
+        ]
+        for (const [method, path, allow] of cases) {
+          const reply = await h.send({ method, path })
+          expectError(reply, 405, "METHOD_NOT_ALLOWED")
+          expect(reply.headers["allow"]).toBe(allow)
+          const authenticated = await h.send({ method, path, headers: bearer(keys.owner) })
+          expectError(authenticated, 405, "METHOD_NOT_ALLOWED")
+        }
+      }))
+
+    it("path parameters are percent-decoded; a timerId that is not a UUID is 400 after authentication", () =>
+      withServer(store)(async (h) => {
+        const stop = (id: string, key?: string) =>
+          h.send({
+            method: "POST",
+            path: `/api/v1/timers/${id}/stop`,
+            headers: { ...(key === undefined ? {} : bearer(key)), "idempotency-key": `k-${id}` }
+          })
+        expectError(await stop("%zz"), 401, "INVALID_API_KEY")
+        expectError(await stop("%zz", keys.member), 400, "INVALID_REQUEST", { parameter: "timerId" })
+        expectError(await stop("12345", keys.member), 400, "INVALID_REQUEST", { parameter: "timerId" })
+        expectError(await stop(encodeURIComponent(ids.voided), keys.member), 409, "TIMER_VOIDED")
+        expectError(await stop(ids.voided.toUpperCase(), keys.member), 409, "TIMER_VOIDED")
+      }))
+  })
+
+  describe(`request bodies (${store.name})`, () => {
+    it("malformed JSON is 400 INVALID_REQUEST, but only after authentication, rate limit, scope and Idempotency-Key", () =>
+      withServer(store)(async (h) => {
+        const broken = "{\"clientId\": "
+        expectError(await post(h, "/api/v1/projects", broken, json), 401, "INVALID_API_KEY")
+        expectError(await post(h, "/api/v1/projects", broken, { ...json, ...bearer(keys.noScope) }), 403, "INSUFFICIENT_SCOPE")
+        expectError(await post(h, "/api/v1/projects", broken, { ...json, ...bearer(keys.owner) }), 400, "INVALID_REQUEST", {
+          reason: "unreadable"
+        })
+        expectError(await post(h, "/api/v1/timers/start", broken, { ...json, ...bearer(keys.member) }), 400, "IDEMPOTENCY_KEY_REQUIRED")
+        const withKey = { ...json, ...bearer(keys.member), "idempotency-key": "a" }
+        expectError(await post(h, "/api/v1/timers/start", broken, withKey), 400, "INVALID_REQUEST")
+        // Members may not create projects, but malformed input is reported first.
+        expectError(await post(h, "/api/v1/projects", broken, { ...json, ...bearer(keys.member) }), 400, "INVALID_REQUEST")
+      }))
+
+    it("the content type must be application/json (parameters allowed, case-insensitive)", () =>
+      withServer(store)(async (h) => {
+        const owner = bearer(keys.owner)
+        for (const contentType of ["text/plain", "application/jsonx", "application/x-www-form-urlencoded", "json"]) {
+          const reply = await post(h, "/api/v1/projects", project, { ...owner, "content-type": contentType })
+          expectError(reply, 400, "INVALID_REQUEST", { reason: "unreadable" })
+        }
+        expectError(await post(h, "/api/v1/projects", project, owner), 400, "INVALID_REQUEST", { reason: "unreadable" })
+        expectError(
+          await post(h, "/api/v1/projects", project, { "content-type": "text/plain" }),
+          401,
+          "INVALID_API_KEY"
+        )
+        for (const contentType of ["application/json; charset=utf-8", "Application/JSON", "application/json;charset=UTF-8"]) {
+          const reply = await post(h, "/api/v1/projects", project, { ...owner, "content-type": contentType })
+          expect(reply.status).toBe(201)
+        }
+      }))
+
+    it("a missing or empty body is 400 INVALID_REQUEST", () =>
+      withServer(store)(async (h) => {
+        expectError(await post(h, "/api/v1/projects", undefined, bearer(keys.owner)), 400, "INVALID_REQUEST", {
+          reason: "missing"
+        })
+        expectError(await post(h, "/api/v1/projects", "", { ...json, ...bearer(keys.owner) }), 400, "INVALID_REQUEST", {
+          reason: "missing"
+        })
+        const start = { ...json, ...bearer(keys.member), "idempotency-key": "empty" }
+        expectError(await post(h, "/api/v1/timers/start", undefined, start), 400, "INVALID_REQUEST")
+      }))
+
+    it("a body that is not a JSON object is 400 INVALID_REQUEST", () =>
+      withServer(store)(async (h) => {
+        for (const [i, body] of ["[]", "null", "1", "\"text\"", "true", `[${project}]`].entries()) {
+          const reply = await post(h, "/api/v1/timers/start", body, {
+            ...json,
+            ...bearer(keys.member),
+            "idempotency-key": `n${i}`
+          })
+          expectError(reply, 400, "INVALID_REQUEST", { reason: "not an object" })
+        }
+        const invalidUtf8 = Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x3a, 0x31, 0x7d])
+        expectError(await post(h, "/api/v1/projects", invalidUtf8, { ...json, ...bearer(keys.owner) }), 400, "INVALID_REQUEST")
+      }))
+
+    it("a body over 64 KiB is 400 INVALID_REQUEST (declared or chunked); 64 KiB exactly is read", () =>
+      withServer(store)(async (h) => {
+        const owner = { ...json, ...bearer(keys.owner) }
+        const exact = await post(h, "/api/v1/projects", sized(64 * 1024), owner)
+        expectError(exact, 400, "INVALID_REQUEST", { field: "name" })
+        const over = await post(h, "/api/v1/projects", sized(64 * 1024 + 1), owner)
+        expectError(over, 400, "INVALID_REQUEST", { reason: "unreadable" })
+        expect(over.body<{ error: { message: string } }>().error.message).toContain("64 KiB")
+        const huge = Buffer.from(sized(5 * 1024 * 1024))
+        expectError(await post(h, "/api/v1/projects", huge, owner), 400, "INVALID_REQUEST", { reason: "unreadable" })
+        expectError(await post(h, "/api/v1/projects", huge, json), 401, "INVALID_API_KEY")
+        const chunks = Array.from({ length: 40 }, () => Buffer.alloc(4096, 0x20))
+        const chunked = await h.send({ method: "POST", path: "/api/v1/projects", headers: owner, chunks })
+        expectError(chunked, 400, "INVALID_REQUEST", { reason: "unreadable" })
+        // The connection (kept alive) still serves the next request.
+        expect((await post(h, "/api/v1/projects", project, owner)).status).toBe(201)
+        const smallChunks = [Buffer.from(project.slice(0, 10)), Buffer.from(project.slice(10))]
+        const reassembled = await h.send({ method: "POST", path: "/api/v1/projects", headers: owner, chunks: smallChunks })
+        expect(reassembled.status).toBe(201)
+      }))
+
+    it("unknown body properties are 400 INVALID_REQUEST naming the property", () =>
+      withServer(store)(async (h) => {
+        const reply = await h.api("POST", "/api/v1/projects", {
+          key: keys.owner,
+          json: { clientId: ids.globex, name: "New", archived: false }
+        })
+        expectError(reply, 400, "INVALID_REQUEST", { field: "archived" })
+        const start = await h.api("POST", "/api/v1/timers/start", {
+          key: keys.member,
+          idempotencyKey: "u",
+          json: { projectId: ids.website, startedAt: "2026-01-01T00:00:00Z" }
+        })
+        expectError(start, 400, "INVALID_REQUEST", { field: "startedAt" })
+      }))
+
+    it("stopTimer ignores any body; GET operations ignore bodies", () =>
+      withServer(store)(async (h) => {
+        const started = await h.api("POST", "/api/v1/timers/start", {
+          key: keys.member,
+          idempotencyKey: "s",
+          json: { projectId: ids.website }
+        })
+        const timerId = started.body<{ timer: { id: string } }>().timer.id
+        const stopped = await post(h, `/api/v1/timers/${timerId}/stop`, "{not json", {
+          ...bearer(keys.member),
+          "content-type": "text/plain",
+          "idempotency-key": "t"
+        })
+        expect(stopped.status).toBe(200)
+        const big = await post(h, `/api/v1/timers/${ids.completed}/stop`, Buffer.alloc(100 * 1024, 0x61), {
+          ...bearer(keys.member),
+          "idempotency-key": "u"
+        })
+        expectError(big, 409, "TIMER_ALREADY_STOPPED")
+        const get = await h.send({
+          method: "GET",
+          path: "/api/v1/clients",
+          headers: { ...bearer(keys.member), ...json },
+          body: "{broken"
+        })
+        expect(get.status).toBe(200)
+      }))
+
+    it("createProject ignores an Idempotency-Key (no replay, never IDEMPOTENCY_KEY_REQUIRED)", () =>
+      withServer(store)(async (h) => {
+        const first = await h.api("POST", "/api/v1/projects", { key: keys.owner, idempotencyKey: "same", json: { clientId: ids.globex, name: "A" } })
+        const second = await h.api("POST", "/api/v1/projects", { key: keys.owner, idempotencyKey: "same", json: { clientId: ids.globex, name: "A" } })
+        expect([first.status, second.status]).toEqual([201, 201])
+        expect(second.headers["idempotent-replayed"]).toBeUndefined()
+        const idOf = (reply: typeof first) => reply.body<{ project: { id: string } }>().project.id
+        expect(idOf(first)).not.toBe(idOf(second))
+        const blank = await h.api("POST", "/api/v1/projects", { key: keys.owner, idempotencyKey: "   ", json: { clientId: ids.globex, name: "B" } })
+        expect(blank.status).toBe(201)
+      }))
+  })
+
+  describe(`query parameters (${store.name})`, () => {
+    it("unknown and repeated query parameters are 400 INVALID_REQUEST naming the parameter", () =>
+      withServer(store)(async (h) => {
+        const get = (path: string) => h.api("GET", path, { key: keys.member })
+        expectError(await get(`/api/v1/projects?clientId=${ids.globex}&clientId=${ids.globex}`), 400, "INVALID_REQUEST", {
+          parameter: "clientId",
+          reason: "repeated"
+        })
+        expectError(await get("/api/v1/time-entries?limit=5&limit=5"), 400, "INVALID_REQUEST", { parameter: "limit" })
+        for (const name of ["offset", "status", "from", "userId", "api_key"]) {
+          expectError(await get(`/api/v1/time-entries?${name}=1`), 400, "INVALID_REQUEST", { parameter: name, reason: "unknown" })
+        }
+        expectError(await get("/api/v1/timer?flag"), 400, "INVALID_REQUEST", { parameter: "flag" })
+        expectError(await get("/api/v1/clients?%6Fffset=1"), 400, "INVALID_REQUEST", { parameter: "offset" })
+        expect((await get(`/api/v1/projects?client%49d=${ids.globex}`)).status).toBe(200)
+      }))
+
+    it("listProjects requires a UUID clientId; listTimeEntries checks limit and cursor", () =>
+      withServer(store)(async (h) => {
+        const get = (path: string) => h.api("GET", path, { key: keys.member })
+        expectError(await get("/api/v1/projects"), 400, "INVALID_REQUEST")
+        expectError(await get("/api/v1/projects?clientId=globex"), 400, "INVALID_REQUEST", { parameter: "clientId" })
+        expectError(await get("/api/v1/projects?clientId="), 400, "INVALID_REQUEST", { parameter: "clientId" })
+        for (const limit of ["0", "101", "01", "+5", "-1", "1.0", "1e1", "", " 5", "abc", "1000"]) {
+          expectError(await get(`/api/v1/time-entries?limit=${encodeURIComponent(limit)}`), 400, "INVALID_REQUEST", {
+            parameter: "limit"
+          })
+        }
+        for (const limit of ["1", "100"]) expect((await get(`/api/v1/time-entries?limit=${limit}`)).status).toBe(200)
+        for (const cursor of ["", "abc$", "a.b", "null", "x".repeat(1025)]) {
+          const reply = await get(`/api/v1/time-entries?cursor=${encodeURIComponent(cursor)}`)
+          expectError(reply, 400, cursor === "null" ? "INVALID_CURSOR" : "INVALID_REQUEST")
+        }
+        expectError(await get("/api/v1/time-entries?projectId=nope"), 400, "INVALID_REQUEST", { parameter: "projectId" })
+      }))
+  })
+}

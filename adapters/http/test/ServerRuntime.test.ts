@@ -1,0 +1,252 @@
+/**
+ * The server as an operator sees it: `/healthz`, `/readyz` (and its 503), server faults (500 with nothing internal in
+ * the response and the cause in the log), one JSON log line per request, unparseable requests, the served OpenAPI
+ * document and `/docs`, graceful shutdown, and `Server.app` embedded elsewhere.
+ */
+import * as HttpApp from "@effect/platform/HttpApp"
+import { describe, expect, it } from "@effect/vitest"
+import { Errors, Fixture, MemoryStore, Store } from "@stint/core"
+import { ErrorResponses, OpenApiDocument, Server } from "@stint/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Net from "node:net"
+import { fixture, ids, keys } from "./ServerFixture.js"
+import { expectError, type Harness, stores, withServer } from "./ServerHarness.js"
+
+type StoreShape = Store.Store["Type"]
+
+/** Fault injection: the store with some of its methods replaced. */
+const faulty = (change: (store: StoreShape) => Partial<StoreShape>) => (layer: Layer.Layer<Store.Store, unknown>) =>
+  Layer.effect(Store.Store, Effect.map(Store.Store, (store): StoreShape => ({ ...store, ...change(store) }))).pipe(
+    Layer.provide(layer)
+  )
+
+const SECRET = "SQLITE_CORRUPT in /var/lib/secret.db"
+
+const lineOf = (h: Harness, requestId: string) => {
+  const found = h.logs().filter((line) => line.annotations["requestId"] === requestId)
+  expect(found.length).toBe(1)
+  return found[0] as (typeof found)[number]
+}
+
+for (const store of stores) {
+  describe(`health and faults (${store.name})`, () => {
+    it("/healthz and /readyz answer without authentication", () =>
+      withServer(store)(async (h) => {
+        const health = await h.send({ method: "GET", path: "/healthz" })
+        expect([health.status, health.text]).toEqual([200, "{\"status\":\"ok\"}"])
+        const ready = await h.send({ method: "GET", path: "/readyz" })
+        expect([ready.status, ready.text]).toEqual([200, "{\"status\":\"ready\"}"])
+        expect(ready.headers["content-type"]).toBe("application/json")
+      }))
+
+    it("/readyz is 503 NOT_READY in the error shape when Store.ping fails; the cause is logged, not sent", () =>
+      withServer(store, { store: faulty(() => ({ ping: Effect.fail(new Errors.StoreError({ message: SECRET })) })) })(
+        async (h) => {
+          expect((await h.send({ method: "GET", path: "/healthz" })).status).toBe(200)
+          const ready = await h.send({ method: "GET", path: "/readyz" })
+          expectError(ready, 503, "NOT_READY")
+          expect(ready.text).not.toContain("SQLITE")
+          const line = lineOf(h, ready.requestId)
+          expect(line.logLevel).toBe("ERROR")
+          expect(line.cause).toContain(SECRET)
+        }
+      ))
+
+    it("a StoreError is 500 INTERNAL_ERROR with only the request id; the log line carries the cause", () =>
+      withServer(store, {
+        store: faulty(() => ({ listClients: () => Effect.fail(new Errors.StoreError({ message: SECRET })) }))
+      })(async (h) => {
+        const reply = await h.api("GET", "/api/v1/clients", { key: keys.member })
+        expectError(reply, 500, "INTERNAL_ERROR")
+        expect(reply.body()).toEqual({
+          error: { code: "INTERNAL_ERROR", message: ErrorResponses.INTERNAL_MESSAGE, details: {} },
+          requestId: reply.requestId
+        })
+        const line = lineOf(h, reply.requestId)
+        expect(line.logLevel).toBe("ERROR")
+        expect(line.annotations).toMatchObject({ status: 500, route: "/api/v1/clients", keyId: h.keyIdOf(keys.member) })
+        expect(line.cause).toContain(SECRET)
+      }))
+
+    it("a defect is 500 INTERNAL_ERROR without its message or stack; the log line carries it", () =>
+      withServer(store, {
+        store: faulty(() => ({
+          findActiveEntry: () => Effect.die(new Error("kaboom in secret module")),
+          withTimerTransaction: () => Effect.die(new TypeError("cannot read secret of undefined"))
+        }))
+      })(async (h) => {
+        const timer = await h.api("GET", "/api/v1/timer", { key: keys.member })
+        expectError(timer, 500, "INTERNAL_ERROR")
+        const start = await h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "d", json: { projectId: ids.website } })
+        expectError(start, 500, "INTERNAL_ERROR")
+        for (const reply of [timer, start]) {
+          expect(reply.text).not.toMatch(/secret|kaboom|at .*\.ts/)
+          expect(lineOf(h, reply.requestId).cause).toMatch(/kaboom|cannot read secret/)
+        }
+      }))
+
+    it("every operation answers 500 when the key lookup fails", () =>
+      withServer(store, {
+        store: faulty(() => ({ findApiKey: () => Effect.fail(new Errors.StoreError({ message: SECRET })) }))
+      })(async (h) => {
+        const calls = [
+          h.api("GET", "/api/v1/clients", { key: keys.member }),
+          h.api("GET", `/api/v1/projects?clientId=${ids.globex}`, { key: keys.member }),
+          h.api("POST", "/api/v1/projects", { key: keys.owner, json: { clientId: ids.globex, name: "P" } }),
+          h.api("GET", "/api/v1/timer", { key: keys.member }),
+          h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "a", json: { projectId: ids.website } }),
+          h.api("POST", `/api/v1/timers/${ids.completed}/stop`, { key: keys.member, idempotencyKey: "b" }),
+          h.api("GET", "/api/v1/time-entries", { key: keys.member })
+        ]
+        for (const reply of await Promise.all(calls)) expectError(reply, 500, "INTERNAL_ERROR")
+      }))
+  })
+
+  describe(`logs (${store.name})`, () => {
+    it("one JSON line per request: request id, method, route template, status, duration, key id; never the key", () =>
+      withServer(store)(async (h) => {
+        const replies = [
+          await h.api("GET", "/api/v1/clients", { key: keys.member }),
+          await h.api("POST", `/api/v1/timers/${ids.voided}/stop`, { key: keys.member, idempotencyKey: "x" }),
+          await h.api("GET", "/api/v1/clients", { key: keys.noScope }),
+          await h.api("GET", "/api/v1/clients", { key: `${keys.member}zz` }),
+          await h.send({ method: "GET", path: "/nowhere" }),
+          await h.send({ method: "DELETE", path: "/api/v1/timer" }),
+          await h.send({ method: "GET", path: "/healthz" })
+        ]
+        const expected = [
+          { method: "GET", route: "/api/v1/clients", status: 200, keyId: h.keyIdOf(keys.member) },
+          { method: "POST", route: "/api/v1/timers/:timerId/stop", status: 409, keyId: h.keyIdOf(keys.member), code: "TIMER_VOIDED" },
+          { method: "GET", route: "/api/v1/clients", status: 403, keyId: h.keyIdOf(keys.noScope), code: "INSUFFICIENT_SCOPE" },
+          { method: "GET", route: "/api/v1/clients", status: 401, keyId: null, code: "INVALID_API_KEY" },
+          { method: "GET", route: null, status: 404, keyId: null, code: "NOT_FOUND" },
+          { method: "DELETE", route: "/api/v1/timer", status: 405, keyId: null, code: "METHOD_NOT_ALLOWED" },
+          { method: "GET", route: "/healthz", status: 200, keyId: null }
+        ]
+        const requestLines = h.logs().filter((line) => line.message === "request")
+        expect(requestLines.length).toBe(replies.length)
+        for (const [i, reply] of replies.entries()) {
+          const line = lineOf(h, reply.requestId)
+          expect(line.annotations).toEqual({ requestId: reply.requestId, durationMs: expect.any(Number), ...expected[i] })
+          expect(line.logLevel).toBe("INFO")
+          expect(line.annotations["durationMs"]).toBeGreaterThanOrEqual(0)
+        }
+        expect(h.printed()).not.toMatch(/stint_/)
+      }))
+
+    it("every X-Request-Id is different", () =>
+      withServer(store)(async (h) => {
+        const replies = await Promise.all(Array.from({ length: 60 }, (_, i) =>
+          i % 2 === 0 ? h.send({ method: "GET", path: "/healthz" }) : h.api("GET", "/api/v1/timer", { key: keys.owner })))
+        expect(new Set(replies.map((r) => r.requestId)).size).toBe(60)
+      }))
+  })
+
+  describe(`the edges of HTTP (${store.name})`, () => {
+    it("a request Node cannot parse is 400 INVALID_REQUEST in the error shape, with X-Request-Id", () =>
+      withServer(store)(async (h) => {
+        const raw = await new Promise<string>((resolve, reject) => {
+          const socket = Net.connect(h.port, "127.0.0.1", () => socket.write("GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n"))
+          let received = ""
+          socket.on("data", (chunk) => received += chunk.toString("utf8"))
+          socket.on("end", () => resolve(received))
+          socket.on("error", reject)
+        })
+        const [head = "", body = ""] = raw.split("\r\n\r\n")
+        expect(head).toMatch(/^HTTP\/1\.1 400 /)
+        const requestId = /x-request-id: (.+)/i.exec(head)?.[1]
+        expect(JSON.parse(body)).toEqual({
+          error: { code: "INVALID_REQUEST", message: expect.any(String), details: {} },
+          requestId
+        })
+        expect(h.logs().some((line) => line.annotations["requestId"] === requestId)).toBe(true)
+      }))
+
+    it("serves the OpenAPI document and the /docs page without authentication", () =>
+      withServer(store)(async (h) => {
+        const document = await h.send({ method: "GET", path: "/api/v1/openapi.json" })
+        expect(document.status).toBe(200)
+        expect(document.headers["content-type"]).toBe("application/json")
+        expect(document.text).toBe(OpenApiDocument.json)
+        const docs = await h.send({ method: "GET", path: "/docs" })
+        expect(docs.status).toBe(200)
+        expect(docs.headers["content-type"]).toBe("text/html; charset=utf-8")
+        expect(docs.headers["content-security-policy"]).toContain("default-src 'none'")
+      }))
+
+    it("graceful shutdown: stops accepting, finishes the request in flight, then releases the store", async () => {
+      const events: Array<string> = []
+      const slow = (layer: Layer.Layer<Store.Store, unknown>) =>
+        Layer.scoped(
+          Store.Store,
+          Effect.acquireRelease(
+            Effect.map(Store.Store, (store): StoreShape => ({
+              ...store,
+              listClients: (scope) =>
+                Effect.delay(store.listClients(scope), "600 millis").pipe(
+                  Effect.tap(() => Effect.sync(() => events.push("request finished")))
+                )
+            })),
+            () => Effect.sync(() => events.push("store released"))
+          )
+        ).pipe(Layer.provide(layer))
+      await withServer(store, { store: slow })(async (h) => {
+        const inFlight = h.api("GET", "/api/v1/clients", { key: keys.member })
+        await new Promise((resolve) => setTimeout(resolve, 150))
+        const closed = h.close()
+        await new Promise((resolve) => setTimeout(resolve, 100))
+        const refused = await new Promise<string>((resolve) => {
+          const socket = Net.connect(h.port, "127.0.0.1")
+          socket.on("connect", () => {
+            socket.destroy()
+            resolve("connected")
+          })
+          socket.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+        })
+        expect(refused).toBe("ECONNREFUSED")
+        const reply = await inFlight
+        const answeredAt = Date.now()
+        await closed
+        // The kept-alive connection is closed as soon as its request is answered (not after the 5 s keep-alive).
+        expect(Date.now() - answeredAt).toBeLessThan(1500)
+        expect(reply.status).toBe(200)
+        expect(reply.body<{ clients: ReadonlyArray<unknown> }>().clients.length).toBe(1)
+        expect(events).toEqual(["request finished", "store released"])
+      })
+    })
+  })
+}
+
+describe("Server.app embedded", () => {
+  it("runs as a web handler, bodies included (bounded at 64 KiB)", async () => {
+    const runtime = ManagedRuntime.make(MemoryStore.layerMemory)
+    try {
+      await runtime.runPromise(Fixture.load(fixture))
+      const handler = HttpApp.toWebHandlerRuntime(await runtime.runtime())(Server.app)
+      const health = await handler(new Request("http://embedded/healthz"))
+      expect(health.status).toBe(200)
+      expect(health.headers.get("x-request-id")).toEqual(expect.any(String))
+      const post = (body: string, contentType = "application/json") =>
+        handler(
+          new Request("http://embedded/api/v1/projects", {
+            method: "POST",
+            headers: { authorization: `Bearer ${keys.owner}`, "content-type": contentType },
+            body
+          })
+        )
+      const codeOf = async (response: Response) => (await response.json() as { error: { code: string } }).error.code
+      const created = await post(JSON.stringify({ clientId: ids.globex, name: "Embedded" }))
+      expect(created.status).toBe(201)
+      const tooLarge = await post(JSON.stringify({ clientId: ids.globex, name: "x".repeat(70 * 1024) }))
+      expect([tooLarge.status, await codeOf(tooLarge)]).toEqual([400, "INVALID_REQUEST"])
+      const wrongType = await post(JSON.stringify({ clientId: ids.globex, name: "E" }), "text/plain")
+      expect([wrongType.status, await codeOf(wrongType)]).toEqual([400, "INVALID_REQUEST"])
+      const missing = await handler(new Request("http://embedded/nope"))
+      expect([missing.status, await codeOf(missing)]).toEqual([404, "NOT_FOUND"])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
