@@ -1,0 +1,55 @@
+/**
+ * Keyset pagination is an index range scan: with many users' entries in the table, the plan of each history page
+ * (first page, a later page, with a project filter) reads `time_entries` through its history index, with the cursor
+ * as an index condition, and never sorts the table. The plans are printed.
+ */
+import { describe, expect, layer } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import { randomUUID } from "node:crypto"
+import * as Queries from "../src/internal/Queries.js"
+import { seedWorld, storeLayer, TestDatabase } from "./support.js"
+
+const explain = (text: string, values: ReadonlyArray<unknown>) =>
+  Effect.flatMap(TestDatabase, (db) =>
+    Effect.map(db.sql<{ "QUERY PLAN": string }>(`EXPLAIN (COSTS OFF) ${text}`, values), (rows) =>
+      rows.map((row) => row["QUERY PLAN"]).join("\n")))
+
+describe("history pages", () => {
+  layer(storeLayer(), { excludeTestServices: true })((it) => {
+    it.effect("are index range scans of time_entries", () =>
+      Effect.gen(function*() {
+        const db = yield* TestDatabase
+        const { ids } = yield* seedWorld()
+        // 40 000 entries of 200 users (the world's owner among them), spread over two projects.
+        const users = [ids.owner, ...Array.from({ length: 199 }, () => randomUUID())]
+        yield* db.sql("INSERT INTO users (id, name, email) SELECT u, 'u', 'u' FROM unnest($1::uuid[]) AS u WHERE u <> $2", [users, ids.owner])
+        yield* db.sql(
+          `INSERT INTO time_entries (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
+           SELECT gen_random_uuid(), $1, u, CASE WHEN n % 3 = 0 THEN $2::uuid ELSE $3::uuid END, 'completed', true, NULL,
+             1700000000000 + n * 60000, 1700000000000 + n * 60000 + 1000, 0
+           FROM unnest($4::uuid[]) AS u, generate_series(1, 200) AS n`,
+          [ids.workspace, ids.vaccine, ids.website, users]
+        )
+        yield* db.sql("ANALYZE time_entries")
+        const scope = { workspaceId: ids.workspace, userId: ids.owner }
+        const cursor = { startedAt: 1700000000000 + 100 * 60000, id: randomUUID() }
+        const pages = {
+          first: Queries.listEntries(scope, { projectId: null, after: null, limit: 21 }),
+          later: Queries.listEntries(scope, { projectId: null, after: cursor, limit: 21 }),
+          project: Queries.listEntries(scope, { projectId: ids.vaccine, after: cursor, limit: 21 })
+        }
+        for (const [name, page] of Object.entries(pages)) {
+          const plan = yield* explain(page.text, page.values)
+          console.log(`EXPLAIN of the ${name} page:\n${plan}\n`)
+          const index = name === "project" ? "time_entries_project_history" : "time_entries_history"
+          expect(plan).toMatch(new RegExp(`Index Scan using ${index} on time_entries`))
+          expect(plan).not.toMatch(/Seq Scan on time_entries/)
+          expect(plan).not.toMatch(/Sort/)
+          if (name !== "first") expect(plan).toMatch(/Index Cond: .*ROW\((time_entries\.)?started_at, (time_entries\.)?id\) < ROW\(/)
+          // The page really is what the store answers.
+          const rows = yield* db.sql(page.text, page.values)
+          expect(rows).toHaveLength(21)
+        }
+      }))
+  })
+})
