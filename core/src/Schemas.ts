@@ -130,13 +130,32 @@ export const codePointLength = (s: string): number => {
   return n
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/
+
+/**
+ * Whether a string is well-formed Unicode (no unpaired surrogate, which JSON can carry but no database stores as
+ * sent).
+ *
+ * @since 0.1.0
+ */
+export const isWellFormed = (s: string): boolean => !LONE_SURROGATE.test(s)
+
+/**
+ * Text that is stored exactly as sent: well-formed Unicode only.
+ *
+ * @since 0.1.0
+ */
+export const Text = Schema.String.pipe(
+  Schema.filter(isWellFormed, { message: () => "must be well-formed Unicode (no unpaired surrogates)" })
+)
+
 /**
  * A string whose length in code points lies in `[min, max]`.
  *
  * @since 0.1.0
  */
 export const StringCodePoints = (min: number, max: number) =>
-  Schema.String.pipe(
+  Text.pipe(
     Schema.filter((s) => {
       const n = codePointLength(s)
       return n >= min && n <= max
@@ -147,7 +166,7 @@ export const StringCodePoints = (min: number, max: number) =>
   )
 
 /** @since 0.1.0 */
-export const NonEmptyName = Schema.String.pipe(
+export const NonEmptyName = Text.pipe(
   Schema.filter((s) => s.length > 0, { message: () => "must not be empty", jsonSchema: { minLength: 1 } })
 )
 

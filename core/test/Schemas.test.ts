@@ -179,3 +179,14 @@ describe("integers and lengths", () => {
     )
   })
 })
+
+describe("well-formed text", () => {
+  it("refuses unpaired surrogates, which no database stores as sent", () => {
+    for (const schema of [Schemas.ProjectName, Schemas.Note, Schemas.NonEmptyName]) {
+      expect(is(schema)("a\ud800b")).toBe(false)
+      expect(is(schema)("\udc00")).toBe(false)
+      expect(is(schema)("x\ud83d")).toBe(false)
+      expect(is(schema)("😀 ok")).toBe(true)
+    }
+  })
+})

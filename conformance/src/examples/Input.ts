@@ -107,7 +107,8 @@ export const register = (h: Harness): void => {
           [json({ clientId, name: 5 }), "name"],
           [json({ clientId, name: "x", color: "red" }), "color"],
           [json({ clientId, name: "x", color: "#12345" }), "color"],
-          [json({ clientId, name: "x", archived: false }), "archived"]
+          [json({ clientId, name: "x", archived: false }), "archived"],
+          [json({ clientId, name: "\udc00" }), "name"]
         ]
         for (const [body, field] of bodies) {
           expectError(
@@ -140,7 +141,9 @@ export const register = (h: Harness): void => {
           [json({ projectId, note: null }), "note"],
           [json({ projectId, note: 7 }), "note"],
           [json({ projectId, note: "a".repeat(501) }), "note"],
-          [json({ projectId, startedAt: "2026-01-01T00:00:00Z" }), "startedAt"]
+          [json({ projectId, startedAt: "2026-01-01T00:00:00Z" }), "startedAt"],
+          // An unpaired surrogate travels in JSON but cannot be stored as sent: refused rather than altered.
+          [json({ projectId, note: "a\ud800b" }), "note"]
         ]
         for (const [body, field] of bodies) {
           expectError(
