@@ -134,6 +134,7 @@ code{font-family:ui-monospace,monospace;background:#f3f3f5;padding:0 .2em;border
 .name{color:#666;font-weight:normal;font-size:.8em}
 table{border-collapse:collapse;width:100%;font-size:.9em}
 th,td{border:1px solid #ddd;padding:.3rem .5rem;text-align:left;vertical-align:top}
+td code{white-space:nowrap}
 td p{margin:0 0 .3rem}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2rem 1rem}dd{margin:0}
 `

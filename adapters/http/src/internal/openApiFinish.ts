@@ -2,7 +2,7 @@
  * Finishes the OpenAPI document `OpenApi.fromApi` generates from the definition with what `HttpApi` cannot express:
  * the response headers (`X-Request-Id` everywhere, `Idempotent-Replayed` on timer mutations), the spec's header name
  * `Idempotency-Key`, one description per status listing its error codes, and no generator leftovers (`$id` markers
- * of `unknown`, titles such as `minLength(1)`).
+ * and titles of `unknown`, titles such as `minLength(1)`).
  */
 import { isObject, type Json, type JsonObject, refName } from "./json.js"
 
@@ -32,7 +32,7 @@ const clean = (value: Json): Json => {
   const out: JsonObject = {}
   for (const [key, child] of Object.entries(value)) {
     if (key === "$id" && typeof child === "string" && child.startsWith("/schemas/")) continue
-    if (key === "title" && typeof child === "string" && /^[A-Za-z]+\(.*\)$/.test(child)) continue
+    if (key === "title" && typeof child === "string" && /^(?:[A-Za-z]+\(.*\)|unknown)$/.test(child)) continue
     out[key] = clean(child)
   }
   return out
