@@ -1,0 +1,8 @@
+/**
+ * The conformance kit against the SQLite adapter, driven directly through the core, on a real file.
+ */
+import { CoreStack, Suite } from "@stint/conformance"
+import { backdoor, freshFile } from "./support/SqliteFiles.js"
+
+const file = freshFile()
+Suite.suite("sqlite (core)", CoreStack.make(file.layer, { backdoor: () => backdoor(file.filename) }))

@@ -1,0 +1,8 @@
+/**
+ * The conformance kit against Stint's HTTP server over the SQLite adapter, on a real file.
+ */
+import { HttpStack, Suite } from "@stint/conformance"
+import { backdoor, freshFile } from "./support/SqliteFiles.js"
+
+const file = freshFile()
+Suite.suite("sqlite (http)", HttpStack.inProcess(file.layer, { backdoor: () => backdoor(file.filename) }))
