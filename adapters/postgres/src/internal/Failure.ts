@@ -25,10 +25,22 @@ export const breaksConnection = (error: unknown): boolean => {
   return state === undefined || state.startsWith("08") || state.startsWith("57P")
 }
 
-const describe = (error: unknown): string => {
+const describeOne = (error: unknown): string => {
   const state = sqlState(error)
-  const message = error instanceof Error ? error.message : String(error)
+  const message = error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+    ? String((error as { readonly message: unknown }).message)
+    : String(error)
   return state === undefined ? message : `${message} (SQLSTATE ${state})`
+}
+
+/** The message of an error and of its causes (`@effect/sql` wraps the driver's error in `cause`). */
+const describe = (error: unknown): string => {
+  const parts: Array<string> = []
+  for (let current = error, depth = 0; current !== undefined && current !== null && depth < 4; depth++) {
+    parts.push(describeOne(current))
+    current = typeof current === "object" && "cause" in current ? (current as { readonly cause: unknown }).cause : undefined
+  }
+  return parts.join(": ")
 }
 
 /** The `StoreError` for a failure of `what`. */

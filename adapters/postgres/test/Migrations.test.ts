@@ -1,0 +1,71 @@
+/**
+ * Migrations and startup: instances starting at once on an empty database migrate it once and share one cursor secret;
+ * migrating again changes nothing; a configured secret is used as given; bad options and unreachable servers are
+ * `StoreError`s, quickly.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { PgStore } from "@stint/postgres"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { freePort } from "../../../testing/EmbeddedPostgres.js"
+import { databaseLayer, TestDatabase } from "./support.js"
+
+describe("migrations", () => {
+  it.scoped("three instances starting at once on an empty database migrate it once and share the cursor secret", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const stores = yield* Effect.all(Array.from({ length: 3 }, () => PgStore.make({ url: db.url })), {
+        concurrency: "unbounded"
+      })
+      const secrets = yield* Effect.forEach(stores, (store) => store.cursorSecret)
+      expect(secrets[0]).toHaveLength(32)
+      for (const secret of secrets) expect(Buffer.from(secret).equals(Buffer.from(secrets[0] ?? []))).toBe(true)
+      expect(yield* db.sql("SELECT migration_id, name FROM stint_migrations")).toEqual([{ migration_id: 1, name: "initial" }])
+      expect(yield* db.sql("SELECT name FROM settings")).toEqual([{ name: "cursor_secret" }])
+      // Migrating again is a no-op; a later instance reads the same secret.
+      yield* PgStore.migrate({ url: db.url })
+      const later = yield* PgStore.make({ url: db.url })
+      expect(Buffer.from(yield* later.cursorSecret).equals(Buffer.from(secrets[0] ?? []))).toBe(true)
+      const indexes = yield* db.sql<{ indexname: string; indexdef: string }>(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'time_entries' ORDER BY indexname"
+      )
+      expect(indexes.find((i) => i.indexname === "time_entries_one_active")?.indexdef).toMatch(
+        /CREATE UNIQUE INDEX .* \(workspace_id, user_id\) WHERE \(status = 'active'::text\)/
+      )
+      expect(indexes.find((i) => i.indexname === "time_entries_history")?.indexdef).toMatch(
+        /\(workspace_id, user_id, started_at DESC, id DESC\)/
+      )
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.scoped("uses a configured cursor secret and stores none", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const secret = new Uint8Array(32).fill(7)
+      const store = yield* PgStore.make({ url: db.url, cursorSecret: secret })
+      expect(yield* store.cursorSecret).toEqual(secret)
+      expect(yield* db.sql("SELECT name FROM settings")).toEqual([])
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.effect("refuses addresses that are not postgres URLs and options that are not positive integers", () =>
+    Effect.gen(function*() {
+      for (const url of ["sqlite:./x.db", "mysql://localhost/x", "postgres//nope", ""]) {
+        const error = yield* Effect.flip(PgStore.migrate({ url }))
+        expect(error._tag).toBe("StoreError")
+      }
+      for (const options of [{ poolSize: 0 }, { connectTimeoutMillis: -1 }, { statementTimeoutMillis: 1.5 }]) {
+        const error = yield* Effect.flip(Layer.build(PgStore.layer({ url: "postgres://localhost/x", ...options })).pipe(Effect.scoped))
+        expect(error._tag).toBe("StoreError")
+        expect(error.message).toMatch(/must be a positive integer/)
+      }
+    }))
+
+  it.live("fails with a StoreError within the connect timeout when no server answers", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.promise(freePort)
+      const began = Date.now()
+      const error = yield* Effect.flip(PgStore.migrate({ url: `postgres://postgres@127.0.0.1:${port}/x`, connectTimeoutMillis: 1_000 }))
+      expect(error._tag).toBe("StoreError")
+      expect(error.message).toMatch(/PostgreSQL/)
+      expect(Date.now() - began).toBeLessThan(3_000)
+    }))
+})
