@@ -140,10 +140,27 @@ for (const store of stores) {
         expect(newest).toMatchObject({ id: secondId, status: "active", endedAt: null, durationSeconds: null, earnings: null })
         expect(previous).toMatchObject({ id: firstId, status: "completed", endedAt: expect.stringMatching(MILLIS_Z), earnings: expect.stringMatching(/^\d+\.\d{2}$/) })
 
+        await new Promise((resolve) => setTimeout(resolve, 1100))
+        const running = (await h.api("GET", "/api/v1/timer", { key: keys.member })).body<Schemas.ActiveTimerResponse>().timer
+        const elapsed = Math.floor((Date.parse(running?.serverNow ?? "") - Date.parse(running?.startedAt ?? "")) / 1000)
+        expect(running?.elapsedSeconds).toBe(elapsed)
+        expect(elapsed).toBeGreaterThanOrEqual(1)
+
         const stopped = await h.api("POST", `/api/v1/timers/${secondId}/stop`, { key: keys.member, idempotencyKey: "stop" })
         expectJson(stopped, 200)
         expect(stopped.body()).toEqual({ timer: null, stoppedTimerId: secondId })
         expect((await h.api("GET", "/api/v1/timer", { key: keys.member })).body()).toEqual({ timer: null })
+      }))
+
+    it("startTimer input: note is a string of at most 500 code points (null refused), billable a boolean", () =>
+      withServer(store)(async (h) => {
+        const start = (key: string, json: unknown) => h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: key, json })
+        expect((await start("a", { projectId: ids.website, note: "😀".repeat(500) })).status).toBe(200)
+        expectError(await start("b", { projectId: ids.website, note: "😀".repeat(501) }), 400, "INVALID_REQUEST", { field: "note" })
+        expectError(await start("c", { projectId: ids.website, note: null }), 400, "INVALID_REQUEST", { field: "note" })
+        expectError(await start("d", { projectId: ids.website, billable: "yes" }), 400, "INVALID_REQUEST", { field: "billable" })
+        expectError(await start("e", { projectId: "nope" }), 400, "INVALID_REQUEST", { field: "projectId" })
+        expectError(await start("f", {}), 400, "INVALID_REQUEST", { field: "projectId" })
       }))
 
     it("workspaces are isolated: another workspace's owner sees none of it and cannot stop its timers", () =>

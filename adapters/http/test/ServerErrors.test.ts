@@ -113,6 +113,9 @@ for (const store of stores) {
     it("createProject: 403 FORBIDDEN for a member, 404 RESOURCE_NOT_FOUND for an archived, unknown or foreign client", () =>
       withServer(store)(async (h) => {
         expectError(await call(h, "createProject", { key: keys.member }), 403, "FORBIDDEN")
+        // Checked before the client lookup: members cannot probe client ids.
+        const probe = await call(h, "createProject", { key: keys.member, json: { clientId: ids.otherClient, name: "P" } })
+        expectError(probe, 403, "FORBIDDEN")
         for (const clientId of [ids.umbrella, "01900000-0000-7000-8000-0000000fffff", ids.otherClient]) {
           const reply = await call(h, "createProject", { key: keys.owner, json: { clientId, name: "New" } })
           expectError(reply, 404, "RESOURCE_NOT_FOUND")
