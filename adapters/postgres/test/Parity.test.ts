@@ -153,10 +153,10 @@ const scripted = (world: World) =>
       record(Operations.startTimer({ authorization: auth(key), idempotencyKey: idem, body: Request.json(body) }))
     const stop = (key: string, idem: string, timerId: string) =>
       record(Operations.stopTimer({ authorization: auth(key), idempotencyKey: idem, path: { timerId } }))
-    const first = yield* start(keys.owner, "a", { projectId: ids.website, note: "é 🚀 \ud800" })
+    const first = yield* start(keys.owner, "a", { projectId: ids.website, note: "é 🚀 \u0000" })
     const timerId = first._tag === "Right" ? first.right.response.timer?.id ?? "" : ""
     yield* TestClock.adjust("17 minutes")
-    yield* start(keys.owner, "a", { note: "é 🚀 \ud800", projectId: ids.website })
+    yield* start(keys.owner, "a", { note: "é 🚀 \u0000", projectId: ids.website })
     yield* start(keys.owner, "a", { projectId: ids.vaccine })
     const second = yield* start(keys.owner, "b", { projectId: ids.vaccine, billable: false })
     const secondId = second._tag === "Right" ? second.right.response.timer?.id ?? "" : ""
