@@ -86,11 +86,9 @@ for (const store of stores) {
 
     it("400 INVALID_REQUEST on every operation for an unknown query parameter, naming it", () =>
       withServer(store)(async (h) => {
-        for (const [name, operation] of Object.entries(operations)) {
-          const { method, path, ...defaults } = operation
+        for (const { method, path, ...defaults } of Object.values(operations)) {
           const reply = await h.api(method, withQuery(path, "offset=10"), { ...defaults, key: keys.member })
           expectError(reply, 400, "INVALID_REQUEST", { parameter: "offset" })
-          void name
         }
       }))
 
