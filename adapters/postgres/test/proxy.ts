@@ -9,6 +9,11 @@ export type Mode = "pass" | "refuse" | "silent"
 
 export interface Proxy {
   readonly port: number
+  /**
+   * Round trips so far: the times a client started sending again after the server had answered (pipelined statements
+   * sent together, and an answer arriving in pieces, count once).
+   */
+  readonly roundTrips: () => number
   readonly setMode: (mode: Mode) => void
   readonly close: () => Promise<void>
 }
@@ -16,6 +21,7 @@ export interface Proxy {
 export const start = (target: { readonly host: string; readonly port: number }): Promise<Proxy> =>
   new Promise((resolve, reject) => {
     let mode: Mode = "pass"
+    let roundTrips = 0
     const pairs = new Set<readonly [Socket, Socket]>()
     const server = createServer((client) => {
       if (mode === "refuse") return void client.resetAndDestroy()
@@ -23,15 +29,19 @@ export const start = (target: { readonly host: string; readonly port: number }):
       upstream.connect(target.port, target.host)
       const pair = [client, upstream] as const
       pairs.add(pair)
+      let clientTalking = false
       const drop = () => {
         pairs.delete(pair)
         client.destroy()
         upstream.destroy()
       }
       client.on("data", (chunk) => {
+        if (!clientTalking) roundTrips++
+        clientTalking = true
         if (mode === "pass") upstream.write(chunk)
       })
       upstream.on("data", (chunk) => {
+        clientTalking = false
         if (mode === "pass") client.write(chunk)
       })
       client.on("error", drop).on("close", drop)
@@ -43,6 +53,7 @@ export const start = (target: { readonly host: string; readonly port: number }):
       const port = typeof address === "object" && address !== null ? address.port : 0
       resolve({
         port,
+        roundTrips: () => roundTrips,
         setMode: (next) => {
           mode = next
           if (next === "refuse") {
