@@ -7,7 +7,7 @@
  */
 import * as HttpServer from "@effect/platform/HttpServer"
 import { expect } from "@effect/vitest"
-import { Fixture, MemoryStore, type Store } from "@stint/core"
+import { Fixture, MemoryStore, Settings, type Store } from "@stint/core"
 import { Server } from "@stint/http"
 import { SqliteStore } from "@stint/sqlite"
 import * as Console from "effect/Console"
@@ -95,6 +95,8 @@ export interface Harness {
 }
 
 export interface Options {
+  /** Policies other than the spec's defaults (a larger rate limit for tests that send many requests). */
+  readonly settings?: Partial<Settings.SettingsShape>
   /** Changes the store (fault injection). */
   readonly store?: (layer: Layer.Layer<Store.Store, unknown>) => Layer.Layer<Store.Store, unknown>
   /** Load the fixture. Default: true. */
@@ -156,7 +158,8 @@ const checkReply = (
   if (seenRequestIds.has(requestId)) throw new Error(`X-Request-Id ${requestId} was sent twice`)
   seenRequestIds.add(requestId)
   if (raw.headers["retry-after"] !== undefined) throw new Error("Retry-After was sent")
-  const path = request.path.split("?")[0] ?? ""
+  // The path as the server routes it: dot segments resolved (RFC 3986), percent-encoding kept.
+  const path = new URL(`http://localhost${request.path}`).pathname
   const isJson = (raw.headers["content-type"] ?? "").startsWith("application/json")
   const parsed: unknown = isJson ? JSON.parse(raw.text) : undefined
   if (isJson && path !== "/api/v1/openapi.json") {
@@ -179,6 +182,7 @@ export const withServer = (store: StoreCase, options: Options = {}) => async (te
   const runtime = ManagedRuntime.make(
     Server.layer({ host: "127.0.0.1", port: 0 }).pipe(
       Layer.provideMerge(storeLayer),
+      Layer.provide(Layer.succeed(Settings.Settings, { ...Settings.defaults, ...options.settings })),
       Layer.provide(Console.setConsole(capturingConsole(lines)))
     )
   )
