@@ -20,11 +20,13 @@ const instances = Effect.flatMap(TestDatabase, (db) =>
 
 const on = (store: Store.Store["Type"]) => Effect.provideService(Store.Store, store)
 
-/** Outcome of a public operation: "ok" (with the value) or its error code. */
+/** Outcome of a public operation: "ok" with the value, or the error's code. */
+type Outcome<A> = { readonly ok: true; readonly code: "ok"; readonly value: A } | { readonly ok: false; readonly code: string }
+
 const outcome = <A, E extends { readonly code: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.match(effect, {
-    onFailure: (error) => ({ code: error.code }) as const,
-    onSuccess: (value) => ({ code: "ok", value }) as const
+    onFailure: (error): Outcome<A> => ({ ok: false, code: error.code }),
+    onSuccess: (value): Outcome<A> => ({ ok: true, code: "ok", value })
   })
 
 /** Polls the number of active entries of a user until interrupted; returns the largest count seen, and how often. */
@@ -60,7 +62,7 @@ describe("several instances on one database", () => {
         )
         const observed = yield* stopObserving
         expect(results.map((r) => r.code)).toEqual(Array(60).fill("ok"))
-        const started = results.flatMap((r) => (r.code === "ok" ? [r.value.response] : []))
+        const started = results.flatMap((r) => (r.ok ? [r.value.response] : []))
         const startedIds = started.map((r) => r.timer?.id ?? "")
         const stoppedIds = started.flatMap((r) => (r.stoppedTimerId === null ? [] : [r.stoppedTimerId]))
         // Exactly one start found nothing running; every other completed a distinct, earlier start.
@@ -89,9 +91,9 @@ describe("several instances on one database", () => {
               i % 2 === 0
                 ? outcome(Operations.startTimer(start(keys.member, `s-${i}`, { projectId: ids.website })))
                 : Effect.flatMap(outcome(Operations.getActiveTimer(as(keys.member))), (current) =>
-                  current.code === "ok" && current.value.timer !== null
+                  current.ok && current.value.timer !== null
                     ? outcome(Operations.stopTimer(stop(keys.member, `t-${i}`, current.value.timer.id)))
-                    : Effect.succeed({ code: "nothing to stop" } as const))
+                    : Effect.succeed<Outcome<never>>({ ok: false, code: "nothing to stop" }))
             )),
           { concurrency: "unbounded" }
         )
@@ -106,9 +108,7 @@ describe("several instances on one database", () => {
           [ids.workspace, ids.member]
         )
         const stored = new Map(rows.map((row) => [row.id, row.status]))
-        const acknowledged = results.flatMap((r) =>
-          r.code === "ok" && "timer" in r.value ? [r.value] : []
-        )
+        const acknowledged = results.flatMap((r) => (r.ok && "response" in r.value ? [r.value.response] : []))
         for (const result of acknowledged) {
           if (result.timer !== null) expect(stored.has(result.timer.id)).toBe(true)
         }
