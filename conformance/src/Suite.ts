@@ -16,6 +16,7 @@ import * as Idempotency from "./examples/Idempotency.js"
 import * as Input from "./examples/Input.js"
 import * as Timers from "./examples/Timers.js"
 import { harness } from "./internal/Harness.js"
+import * as ModelRun from "./model/ModelRun.js"
 import type { Definition } from "./Stack.js"
 
 /**
@@ -26,6 +27,18 @@ import type { Definition } from "./Stack.js"
 export interface SuiteOptions {
   /** Leaves out the example checks (e.g. to run only the model-based part while debugging). Default false. */
   readonly skipExamples?: boolean | undefined
+  /**
+   * Runs of the model-based check. Default: `STINT_CONFORMANCE_RUNS` from the environment, else 12 (the quick mode
+   * of `npm test`). Nightly or pre-release runs set `STINT_CONFORMANCE_RUNS=500` or more.
+   */
+  readonly runs?: number | undefined
+  /** The longest command sequence of one run. Default 40. */
+  readonly maxCommands?: number | undefined
+}
+
+const envNumber = (name: string): number | undefined => {
+  const value = process.env[name]
+  return value === undefined || value === "" ? undefined : Number(value)
 }
 
 /**
@@ -53,6 +66,18 @@ export const suite = (name: string, definition: Definition, options: SuiteOption
           Idempotency.registerTimed(h)
         })
       }
+    }
+    // The model predicts every field, elapsed seconds included, so it needs the kit's clock.
+    if (capabilities.controlledClock) {
+      const runs = options.runs ?? envNumber("STINT_CONFORMANCE_RUNS") ?? 12
+      describe("model", () =>
+        ModelRun.register(h, {
+          runs,
+          maxCommands: options.maxCommands ?? 40,
+          seed: envNumber("STINT_CONFORMANCE_SEED"),
+          path: process.env["STINT_CONFORMANCE_PATH"],
+          timeout: 60_000 + runs * 5_000
+        }))
     }
   })
 }
