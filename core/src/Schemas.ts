@@ -28,7 +28,7 @@ export const Uuid = Schema.String.pipe(Schema.pattern(UUID_PATTERN)).annotations
   identifier: "Uuid",
   title: "UUID",
   description: "8-4-4-4-12 hex digits, version 1-8, variant 8/9/a/b; the nil and max UUIDs are also accepted",
-  jsonSchema: { format: "uuid" }
+  jsonSchema: { type: "string", format: "uuid", pattern: UUID_PATTERN.source }
 })
 
 /** @since 0.1.0 */
@@ -318,11 +318,8 @@ export const CursorParam = Schema.String.pipe(
 
 /** @since 0.1.0 */
 export const LimitParam = Schema.String.pipe(
-  Schema.pattern(/^[1-9][0-9]*$/),
-  Schema.filter((s) => s.length <= 3 && Number(s) <= 100, {
-    message: () => "must be at most 100",
-    jsonSchema: {}
-  })
+  // Exactly the decimal integers 1 to 100 without sign or leading zero, so JSON Schema can say it too.
+  Schema.pattern(/^(?:[1-9][0-9]?|100)$/, { message: () => "must be a decimal integer from 1 to 100" })
 ).annotations({ identifier: "Limit", description: "decimal integer 1 to 100; default 20" })
 
 /** @since 0.1.0 */
