@@ -1,13 +1,17 @@
 /**
- * The conformance suite: one call in a vitest test file registers every check the stack's capabilities allow.
+ * The conformance suite: one call in a vitest test file registers every check the stack's declared capabilities
+ * allow; `run` performs the same checks programmatically and reports each one.
  *
  * ```ts
- * import { Suite, CoreStack } from "@stint/conformance"
+ * import { CoreStack, Suite } from "@stint/conformance"
  * Suite.suite("my adapter", CoreStack.make(myStoreLayer))
  * ```
  *
  * @since 0.1.0
  */
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { describe } from "vitest"
 import * as Access from "./examples/Access.js"
 import * as Catalog from "./examples/Catalog.js"
@@ -15,9 +19,9 @@ import * as History from "./examples/History.js"
 import * as Idempotency from "./examples/Idempotency.js"
 import * as Input from "./examples/Input.js"
 import * as Timers from "./examples/Timers.js"
-import { harness } from "./internal/Harness.js"
+import { collectingHarness, type Harness, vitestHarness } from "./internal/Harness.js"
 import * as ModelRun from "./model/ModelRun.js"
-import type { Definition } from "./Stack.js"
+import type { Capabilities, Definition } from "./Stack.js"
 
 /**
  * Options of a suite run.
@@ -34,11 +38,55 @@ export interface SuiteOptions {
   readonly runs?: number | undefined
   /** The longest command sequence of one run. Default 40. */
   readonly maxCommands?: number | undefined
+  /** Only the checks whose group is listed (`examples`, `timed`, `model`, `races`, `laws`). Default: all. */
+  readonly only?: ReadonlyArray<Group> | undefined
 }
+
+/** @since 0.1.0 */
+export type Group = "examples" | "timed" | "model" | "races" | "laws"
 
 const envNumber = (name: string): number | undefined => {
   const value = process.env[name]
   return value === undefined || value === "" ? undefined : Number(value)
+}
+
+/** Calls `group` for each group of checks that applies, with what it needs. */
+const plan = (
+  capabilities: Capabilities,
+  options: SuiteOptions,
+  group: (name: Group, register: (h: Harness) => void) => void
+): void => {
+  const wanted = (name: Group) => options.only === undefined || options.only.includes(name)
+  if (wanted("examples") && options.skipExamples !== true) {
+    group("examples", (h) => {
+      Access.register(h)
+      Catalog.register(h)
+      Timers.register(h)
+      Idempotency.register(h)
+      History.register(h)
+      Input.register(h)
+    })
+  }
+  // Clock-dependent rules are checked exactly only where the kit holds the clock; elsewhere they are not registered
+  // at all (never reported as passed). The model predicts every field, elapsed seconds included, so it too.
+  if (capabilities.controlledClock && wanted("timed") && options.skipExamples !== true) {
+    group("timed", (h) => {
+      Access.registerTimed(h)
+      Timers.registerTimed(h)
+      Idempotency.registerTimed(h)
+    })
+  }
+  if (capabilities.controlledClock && wanted("model")) {
+    const runs = options.runs ?? envNumber("STINT_CONFORMANCE_RUNS") ?? 12
+    group("model", (h) =>
+      ModelRun.register(h, {
+        runs,
+        maxCommands: options.maxCommands ?? 40,
+        seed: envNumber("STINT_CONFORMANCE_SEED"),
+        path: process.env["STINT_CONFORMANCE_PATH"],
+        timeout: 60_000 + runs * 5_000
+      }))
+  }
 }
 
 /**
@@ -47,37 +95,50 @@ const envNumber = (name: string): number | undefined => {
  * @since 0.1.0
  */
 export const suite = (name: string, definition: Definition, options: SuiteOptions = {}): void => {
-  const { capabilities } = definition
   describe(name, () => {
-    const h = harness(definition.make)
-    if (options.skipExamples !== true) {
-      describe("access", () => Access.register(h))
-      describe("catalog", () => Catalog.register(h))
-      describe("timers", () => Timers.register(h))
-      describe("idempotency", () => Idempotency.register(h))
-      describe("history", () => History.register(h))
-      describe("input", () => Input.register(h))
-      // Clock-dependent rules are checked exactly only where the kit holds the clock; elsewhere they are not
-      // registered at all (never reported as passed).
-      if (capabilities.controlledClock) {
-        describe("timed", () => {
-          Access.registerTimed(h)
-          Timers.registerTimed(h)
-          Idempotency.registerTimed(h)
-        })
-      }
-    }
-    // The model predicts every field, elapsed seconds included, so it needs the kit's clock.
-    if (capabilities.controlledClock) {
-      const runs = options.runs ?? envNumber("STINT_CONFORMANCE_RUNS") ?? 12
-      describe("model", () =>
-        ModelRun.register(h, {
-          runs,
-          maxCommands: options.maxCommands ?? 40,
-          seed: envNumber("STINT_CONFORMANCE_SEED"),
-          path: process.env["STINT_CONFORMANCE_PATH"],
-          timeout: 60_000 + runs * 5_000
-        }))
-    }
+    plan(definition.capabilities, options, (group, register) => describe(group, () => register(vitestHarness(definition.make))))
   })
 }
+
+/**
+ * The result of one check of `run`.
+ *
+ * @since 0.1.0
+ */
+export interface CheckResult {
+  readonly group: Group
+  readonly name: string
+  readonly passed: boolean
+  readonly error?: unknown
+}
+
+/**
+ * Runs the checks on one fresh stack, outside vitest's registration, and reports each. Used to show that the kit
+ * catches broken adapters; also handy in scripts.
+ *
+ * @since 0.1.0
+ */
+export const run = (definition: Definition, options: SuiteOptions = {}): Promise<ReadonlyArray<CheckResult>> =>
+  Effect.runPromise(Effect.gen(function*() {
+    const groups: Array<{ readonly group: Group; readonly harness: ReturnType<typeof collectingHarness> }> = []
+    plan(definition.capabilities, options, (group, register) => {
+      const harness = collectingHarness()
+      register(harness)
+      groups.push({ group, harness })
+    })
+    const scope = yield* Scope.make()
+    const stack = yield* Scope.extend(definition.make, scope)
+    const results: Array<CheckResult> = []
+    for (const { group, harness } of groups) {
+      for (const check of harness.checks) {
+        const exit = yield* Effect.exit(check.body(stack))
+        results.push(
+          Exit.isSuccess(exit)
+            ? { group, name: check.name, passed: true }
+            : { group, name: check.name, passed: false, error: exit.cause }
+        )
+      }
+    }
+    yield* Scope.close(scope, Exit.void)
+    return results
+  }))

@@ -5,7 +5,7 @@
  */
 import type { Request } from "@stint/core"
 import * as Effect from "effect/Effect"
-import { expect, it } from "vitest"
+import { expect } from "vitest"
 import { as, expectError, expectSuccess, json } from "../internal/Check.js"
 import type { Harness } from "../internal/Harness.js"
 import { requiredScope } from "../SpecTable.js"
@@ -42,135 +42,126 @@ const spend = (stack: Stack, key: string, n: number) =>
 
 /** @since 0.1.0 */
 export const register = (h: Harness): void => {
-  it("refuses a missing, non-Bearer or malformed key with 401 on every operation", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const key = world.keys.member
-        const bad = [
-          undefined,
-          "",
-          key,
-          `Basic ${key}`,
-          `Token ${key}`,
-          "Bearer",
-          "Bearer ",
-          `Bearer ${key} extra`,
-          "Bearer stint_short",
-          `Bearer stint_${"a".repeat(201)}`,
-          `Bearer stint_${"a".repeat(40)}!`,
-          `Bearer xyz_${"a".repeat(43)}`,
-          `Bearer ${key.toUpperCase()}`
-        ]
-        for (const operation of operations) {
-          for (const authorization of bad) {
-            expectError(yield* stack.call(operation, withAuth(authorization, validInput(operation, world))), "INVALID_API_KEY")
-          }
+  h.check("refuses a missing, non-Bearer or malformed key with 401 on every operation", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const key = world.keys.member
+      const bad = [
+        undefined,
+        "",
+        key,
+        `Basic ${key}`,
+        `Token ${key}`,
+        "Bearer",
+        "Bearer ",
+        `Bearer ${key} extra`,
+        "Bearer stint_short",
+        `Bearer stint_${"a".repeat(201)}`,
+        `Bearer stint_${"a".repeat(40)}!`,
+        `Bearer xyz_${"a".repeat(43)}`,
+        `Bearer ${key.toUpperCase()}`
+      ]
+      for (const operation of operations) {
+        for (const authorization of bad) {
+          expectError(yield* stack.call(operation, withAuth(authorization, validInput(operation, world))), "INVALID_API_KEY")
         }
-      })
-    ))
+      }
+    })
+  )
 
-  it("accepts the Bearer scheme in any case", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
-          expectSuccess(yield* stack.call("listClients", { authorization: `${scheme} ${world.keys.member}` }), "listClients")
-        }
-      })
-    ))
+  h.check("accepts the Bearer scheme in any case", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      for (const scheme of ["Bearer", "bearer", "BEARER", "bEaReR"]) {
+        expectSuccess(yield* stack.call("listClients", { authorization: `${scheme} ${world.keys.member}` }), "listClients")
+      }
+    })
+  )
 
-  it("refuses unknown, expired and revoked keys and keys of removed members on every operation", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const unknown = World.newKey()
-        for (const operation of operations) {
-          for (const key of [unknown, world.keys.expired, world.keys.revoked, world.keys.removed]) {
-            expectError(yield* stack.call(operation, as(key, validInput(operation, world))), "INVALID_API_KEY")
-          }
+  h.check("refuses unknown, expired and revoked keys and keys of removed members on every operation", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const unknown = World.newKey()
+      for (const operation of operations) {
+        for (const key of [unknown, world.keys.expired, world.keys.revoked, world.keys.removed]) {
+          expectError(yield* stack.call(operation, as(key, validInput(operation, world))), "INVALID_API_KEY")
         }
-      })
-    ))
+      }
+    })
+  )
 
-  it("never authenticates with a query parameter", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        for (const name of ["api_key", "key", "access_token", "authorization"]) {
-          expectError(yield* stack.call("listClients", { query: [[name, world.keys.member]] }), "INVALID_API_KEY")
-        }
-      })
-    ))
+  h.check("never authenticates with a query parameter", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      for (const name of ["api_key", "key", "access_token", "authorization"]) {
+        expectError(yield* stack.call("listClients", { query: [[name, world.keys.member]] }), "INVALID_API_KEY")
+      }
+    })
+  )
 
-  it("answers 401 before any input check", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const garbage: Request.ApiRequest = {
-          query: [["offset", "1"], ["offset", "2"]],
-          body: { _tag: "Unreadable", reason: "malformed JSON" },
-          path: { timerId: "not-a-uuid" }
-        }
-        for (const operation of operations) {
-          expectError(yield* stack.call(operation, garbage), "INVALID_API_KEY")
-          expectError(yield* stack.call(operation, as(world.keys.revoked, garbage)), "INVALID_API_KEY")
-        }
-      })
-    ))
+  h.check("answers 401 before any input check", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const garbage: Request.ApiRequest = {
+        query: [["offset", "1"], ["offset", "2"]],
+        body: { _tag: "Unreadable", reason: "malformed JSON" },
+        path: { timerId: "not-a-uuid" }
+      }
+      for (const operation of operations) {
+        expectError(yield* stack.call(operation, garbage), "INVALID_API_KEY")
+        expectError(yield* stack.call(operation, as(world.keys.revoked, garbage)), "INVALID_API_KEY")
+      }
+    })
+  )
 
-  it("refuses a key lacking the operation's scope with 403, before the Idempotency-Key and the input", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        for (const operation of operations) {
-          const outcome = yield* stack.call(
-            operation,
-            as(world.keys.readOnly, { path: { timerId: "not-a-uuid" }, body: { _tag: "Unreadable", reason: "x" } })
-          )
-          if (requiredScope[operation] === "clients:read") expectSuccess(outcome, operation)
-          else expectError(outcome, "INSUFFICIENT_SCOPE")
-        }
-      })
-    ))
+  h.check("refuses a key lacking the operation's scope with 403, before the Idempotency-Key and the input", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      for (const operation of operations) {
+        const outcome = yield* stack.call(
+          operation,
+          as(world.keys.readOnly, { path: { timerId: "not-a-uuid" }, body: { _tag: "Unreadable", reason: "x" } })
+        )
+        if (requiredScope[operation] === "clients:read") expectSuccess(outcome, operation)
+        else expectError(outcome, "INSUFFICIENT_SCOPE")
+      }
+    })
+  )
 
-  it("refuses createProject to an owner's key from before projects:write with INSUFFICIENT_SCOPE", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        expectError(yield* stack.call("createProject", as(world.keys.ownerOld, validInput("createProject", world))), "INSUFFICIENT_SCOPE")
-        const clients = expectSuccess(yield* stack.call("listClients", as(world.keys.ownerOld)), "listClients")
-        expect(clients.canCreateProjects).toBe(false)
-      })
-    ))
+  h.check("refuses createProject to an owner's key from before projects:write with INSUFFICIENT_SCOPE", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      expectError(yield* stack.call("createProject", as(world.keys.ownerOld, validInput("createProject", world))), "INSUFFICIENT_SCOPE")
+      const clients = expectSuccess(yield* stack.call("listClients", as(world.keys.ownerOld)), "listClients")
+      expect(clients.canCreateProjects).toBe(false)
+    })
+  )
 
-  it("accepts 120 requests of a key and refuses the next with 429 on every operation", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        yield* spend(stack, world.keys.member, 120)
-        for (const operation of operations) {
-          expectError(yield* stack.call(operation, as(world.keys.member, validInput(operation, world))), "API_KEY_RATE_LIMITED")
-        }
-        // Another key of the same user is counted on its own.
-        expectSuccess(yield* stack.call("listClients", as(world.keys.readOnly)), "listClients")
-      })
-    ))
+  h.check("accepts 120 requests of a key and refuses the next with 429 on every operation", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      yield* spend(stack, world.keys.member, 120)
+      for (const operation of operations) {
+        expectError(yield* stack.call(operation, as(world.keys.member, validInput(operation, world))), "API_KEY_RATE_LIMITED")
+      }
+      // Another key of the same user is counted on its own.
+      expectSuccess(yield* stack.call("listClients", as(world.keys.readOnly)), "listClients")
+    })
+  )
 
-  it("counts every authenticated request whatever its outcome, and checks the limit before the scope", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const key = world.keys.readOnly
-        for (let i = 0; i < 40; i++) {
-          expectError(yield* stack.call("listProjects", as(key)), "INSUFFICIENT_SCOPE")
-          expectSuccess(yield* stack.call("listClients", as(key)), "listClients")
-          expectError(yield* stack.call("listClients", as(key, { query: [["x", "1"]] })), "INVALID_REQUEST")
-        }
-        expectError(yield* stack.call("listProjects", as(key)), "API_KEY_RATE_LIMITED")
-        expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
-      })
-    ))
+  h.check("counts every authenticated request whatever its outcome, and checks the limit before the scope", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const key = world.keys.readOnly
+      for (let i = 0; i < 40; i++) {
+        expectError(yield* stack.call("listProjects", as(key)), "INSUFFICIENT_SCOPE")
+        expectSuccess(yield* stack.call("listClients", as(key)), "listClients")
+        expectError(yield* stack.call("listClients", as(key, { query: [["x", "1"]] })), "INVALID_REQUEST")
+      }
+      expectError(yield* stack.call("listProjects", as(key)), "API_KEY_RATE_LIMITED")
+      expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
+    })
+  )
 }
 
 /**
@@ -179,33 +170,31 @@ export const register = (h: Harness): void => {
  * @since 0.1.0
  */
 export const registerTimed = (h: Harness): void => {
-  it("refuses a key from the instant createdAt + 365 days on", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        expectSuccess(yield* stack.call("listClients", as(world.keys.nearlyExpired)), "listClients")
-        yield* stack.clock.advance(1)
-        expectError(yield* stack.call("listClients", as(world.keys.nearlyExpired)), "INVALID_API_KEY")
-      })
-    ))
+  h.check("refuses a key from the instant createdAt + 365 days on", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      expectSuccess(yield* stack.call("listClients", as(world.keys.nearlyExpired)), "listClients")
+      yield* stack.clock.advance(1)
+      expectError(yield* stack.call("listClients", as(world.keys.nearlyExpired)), "INVALID_API_KEY")
+    })
+  )
 
-  it("is a sliding 60-second window, not a fixed minute, and does not count refusals", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const key = world.keys.member
-        yield* spend(stack, key, 60)
-        yield* stack.clock.advance(30_000)
-        yield* spend(stack, key, 60)
-        yield* stack.clock.advance(29_999)
-        for (let i = 0; i < 5; i++) expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
-        // 60 s after the first 60, they leave the window: exactly 60 more fit, the refusals took no room.
-        yield* stack.clock.advance(1)
-        yield* spend(stack, key, 60)
-        expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
-        yield* stack.clock.advance(30_000)
-        yield* spend(stack, key, 60)
-        expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
-      })
-    ))
+  h.check("is a sliding 60-second window, not a fixed minute, and does not count refusals", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const key = world.keys.member
+      yield* spend(stack, key, 60)
+      yield* stack.clock.advance(30_000)
+      yield* spend(stack, key, 60)
+      yield* stack.clock.advance(29_999)
+      for (let i = 0; i < 5; i++) expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
+      // 60 s after the first 60, they leave the window: exactly 60 more fit, the refusals took no room.
+      yield* stack.clock.advance(1)
+      yield* spend(stack, key, 60)
+      expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
+      yield* stack.clock.advance(30_000)
+      yield* spend(stack, key, 60)
+      expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
+    })
+  )
 }

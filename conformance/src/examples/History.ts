@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Effect from "effect/Effect"
-import { expect, it } from "vitest"
+import { expect } from "vitest"
 import { as, expectError, expectSuccess, history, startOk } from "../internal/Check.js"
 import type { Harness } from "../internal/Harness.js"
 import type { Stack } from "../Stack.js"
@@ -74,176 +74,170 @@ const firstPage = (stack: Stack, key: string, query: ReadonlyArray<[string, stri
 
 /** @since 0.1.0 */
 export const register = (h: Harness): void => {
-  it("walks every entry exactly once, newest first with ties broken by id, for any page size", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const expected = (yield* seedHistory(stack, world, 23)).map((e) => e.id)
-        for (const limit of [1, 2, 3, 5, 22, 23, 24, 100]) {
-          expect((yield* history(stack, world.keys.member, { limit })).map((e) => e["id"])).toEqual(expected)
-        }
-        expect((yield* history(stack, world.keys.member)).map((e) => e["id"])).toEqual(expected)
-      })
-    ))
+  h.check("walks every entry exactly once, newest first with ties broken by id, for any page size", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const expected = (yield* seedHistory(stack, world, 23)).map((e) => e.id)
+      for (const limit of [1, 2, 3, 5, 22, 23, 24, 100]) {
+        expect((yield* history(stack, world.keys.member, { limit })).map((e) => e["id"])).toEqual(expected)
+      }
+      expect((yield* history(stack, world.keys.member)).map((e) => e["id"])).toEqual(expected)
+    })
+  )
 
-  it("returns a cursor only when a row exists beyond the page, and 20 rows by default", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const empty = yield* firstPage(stack, world.keys.member, [])
-        expect(empty).toEqual({ entries: [], nextCursor: null })
-        yield* seedHistory(stack, world, 3)
-        const exact = yield* firstPage(stack, world.keys.member, [["limit", "3"]])
-        expect([exact.entries.length, exact.nextCursor]).toEqual([3, null])
-        const short = yield* firstPage(stack, world.keys.member, [["limit", "2"]])
-        expect(short.entries.length).toBe(2)
-        expect(short.nextCursor).toMatch(/^[A-Za-z0-9_-]{1,1024}$/)
-        const rest = yield* firstPage(stack, world.keys.member, [["limit", "2"], ["cursor", short.nextCursor ?? ""]])
-        expect([rest.entries.length, rest.nextCursor]).toEqual([1, null])
-        yield* seedHistory(stack, world, 20)
-        const page = yield* firstPage(stack, world.keys.member, [])
-        expect(page.entries.length).toBe(20)
-        expect(page.nextCursor).not.toBeNull()
-      })
-    ))
+  h.check("returns a cursor only when a row exists beyond the page, and 20 rows by default", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const empty = yield* firstPage(stack, world.keys.member, [])
+      expect(empty).toEqual({ entries: [], nextCursor: null })
+      yield* seedHistory(stack, world, 3)
+      const exact = yield* firstPage(stack, world.keys.member, [["limit", "3"]])
+      expect([exact.entries.length, exact.nextCursor]).toEqual([3, null])
+      const short = yield* firstPage(stack, world.keys.member, [["limit", "2"]])
+      expect(short.entries.length).toBe(2)
+      expect(short.nextCursor).toMatch(/^[A-Za-z0-9_-]{1,1024}$/)
+      const rest = yield* firstPage(stack, world.keys.member, [["limit", "2"], ["cursor", short.nextCursor ?? ""]])
+      expect([rest.entries.length, rest.nextCursor]).toEqual([1, null])
+      yield* seedHistory(stack, world, 20)
+      const page = yield* firstPage(stack, world.keys.member, [])
+      expect(page.entries.length).toBe(20)
+      expect(page.nextCursor).not.toBeNull()
+    })
+  )
 
-  it("filters by project, including archived and no-longer-assigned projects; empty history is 200", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const all = yield* seedHistory(stack, world, 12)
-        for (const projectId of [world.projects.archived, world.projects.onArchivedClient, world.projects.website]) {
-          const expected = all.filter((e) => e.projectId === projectId).map((e) => e.id)
-          expect(expected.length).toBeGreaterThan(0)
-          expect((yield* history(stack, world.keys.member, { projectId, limit: 2 })).map((e) => e["id"])).toEqual(expected)
-          expect((yield* history(stack, world.keys.member, { projectId: projectId.toUpperCase() })).map((e) => e["id"]))
-            .toEqual(expected)
-        }
-        for (const projectId of [world.projects.support, world.projects.foreign, World.newId()]) {
-          expect(yield* firstPage(stack, world.keys.member, [["projectId", projectId]])).toEqual({ entries: [], nextCursor: null })
-        }
-      })
-    ))
+  h.check("filters by project, including archived and no-longer-assigned projects; empty history is 200", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const all = yield* seedHistory(stack, world, 12)
+      for (const projectId of [world.projects.archived, world.projects.onArchivedClient, world.projects.website]) {
+        const expected = all.filter((e) => e.projectId === projectId).map((e) => e.id)
+        expect(expected.length).toBeGreaterThan(0)
+        expect((yield* history(stack, world.keys.member, { projectId, limit: 2 })).map((e) => e["id"])).toEqual(expected)
+        expect((yield* history(stack, world.keys.member, { projectId: projectId.toUpperCase() })).map((e) => e["id"]))
+          .toEqual(expected)
+      }
+      for (const projectId of [world.projects.support, world.projects.foreign, World.newId()]) {
+        expect(yield* firstPage(stack, world.keys.member, [["projectId", projectId]])).toEqual({ entries: [], nextCursor: null })
+      }
+    })
+  )
 
-  it("writes every field of an entry: UTC times, durations, exact earnings, nulls while active or voided", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const [completed, unbillable, voided] = [World.newId(), World.newId(), World.newId()]
-        yield* Effect.orDie(stack.seed({
-          timeEntries: [
-            {
-              id: completed,
-              userId: world.users.member,
-              workspaceId: world.workspace,
-              projectId: world.projects.website,
-              status: "completed",
-              billable: true,
-              note: "n",
-              startedAt: "2026-01-02T10:00:00+01:00",
-              endedAt: "2026-01-02T10:30:00.999Z"
-            },
-            {
-              id: unbillable,
-              userId: world.users.member,
-              workspaceId: world.workspace,
-              projectId: world.projects.app,
-              status: "completed",
-              billable: false,
-              startedAt: "2026-01-01T09:00:00Z",
-              endedAt: "2026-01-01T10:00:00Z"
-            },
-            {
-              id: voided,
-              userId: world.users.member,
-              workspaceId: world.workspace,
-              projectId: world.projects.support,
-              status: "voided",
-              billable: true,
-              startedAt: "2025-12-31T09:00:00Z",
-              endedAt: "2025-12-31T09:00:59.5Z",
-              payRateCents: 123
-            }
-          ]
-        }))
-        const running = yield* startOk(stack, world.keys.member, world.projects.website)
-        const entries = yield* history(stack, world.keys.member)
-        expect(entries.map((e) => e["id"])).toEqual([running.id, completed, unbillable, voided])
-        expect(entries[0]).toMatchObject({ status: "active", endedAt: null, durationSeconds: null, earnings: null })
-        expect(entries[1]).toEqual({
-          id: completed,
-          clientId: world.clients.globex,
-          clientName: "Globex",
-          projectId: world.projects.website,
-          projectName: "Website",
-          color: "#0A0B0C",
-          status: "completed",
-          billable: true,
-          note: "n",
-          startedAt: "2026-01-02T09:00:00.000Z",
-          endedAt: "2026-01-02T10:30:00.999Z",
-          durationSeconds: 5400,
-          payRateCents: 3000, // the membership's rate: a fixture entry defaults to it
-          earnings: "45.00",
-          currency: "USD"
-        })
-        expect(entries[2]).toMatchObject({ billable: false, durationSeconds: 3600, payRateCents: 3000, earnings: "0.00" })
-        expect(entries[3]).toMatchObject({
-          status: "voided",
-          endedAt: "2025-12-31T09:00:59.500Z",
-          durationSeconds: 59,
-          payRateCents: 123,
-          earnings: null
-        })
-      })
-    ))
-
-  it("refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        yield* seedHistory(stack, world, 6)
-        const page = yield* firstPage(stack, world.keys.member, [["limit", "2"]])
-        const cursor = page.nextCursor ?? ""
-        const other = yield* Effect.orDie(stack.seed({
-          apiKeys: [{ key: World.newKey(), userId: world.users.member, workspaceId: world.workspace }]
-        }))
-        const otherKey = other.apiKeys[0]?.key ?? ""
-        const flip = cursor.slice(0, 5) + (cursor[5] === "A" ? "B" : "A") + cursor.slice(6)
-        const refused: Array<[string, ReadonlyArray<[string, string]>]> = [
-          [world.keys.member, [["limit", "3"], ["cursor", cursor]]],
-          [world.keys.member, [["cursor", cursor]]],
-          [world.keys.member, [["limit", "2"], ["projectId", world.projects.website], ["cursor", cursor]]],
-          [otherKey, [["limit", "2"], ["cursor", cursor]]],
-          [world.keys.owner, [["limit", "2"], ["cursor", cursor]]],
-          [world.keys.member, [["limit", "2"], ["cursor", flip]]],
-          [world.keys.member, [["limit", "2"], ["cursor", "A".repeat(1024)]]],
-          [world.keys.member, [["limit", "2"], ["cursor", "x"]]]
+  h.check("writes every field of an entry: UTC times, durations, exact earnings, nulls while active or voided", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const [completed, unbillable, voided] = [World.newId(), World.newId(), World.newId()]
+      yield* Effect.orDie(stack.seed({
+        timeEntries: [
+          {
+            id: completed,
+            userId: world.users.member,
+            workspaceId: world.workspace,
+            projectId: world.projects.website,
+            status: "completed",
+            billable: true,
+            note: "n",
+            startedAt: "2026-01-02T10:00:00+01:00",
+            endedAt: "2026-01-02T10:30:00.999Z"
+          },
+          {
+            id: unbillable,
+            userId: world.users.member,
+            workspaceId: world.workspace,
+            projectId: world.projects.app,
+            status: "completed",
+            billable: false,
+            startedAt: "2026-01-01T09:00:00Z",
+            endedAt: "2026-01-01T10:00:00Z"
+          },
+          {
+            id: voided,
+            userId: world.users.member,
+            workspaceId: world.workspace,
+            projectId: world.projects.support,
+            status: "voided",
+            billable: true,
+            startedAt: "2025-12-31T09:00:00Z",
+            endedAt: "2025-12-31T09:00:59.5Z",
+            payRateCents: 123
+          }
         ]
-        for (const [key, query] of refused) {
-          expectError(yield* stack.call("listTimeEntries", as(key, { query })), "INVALID_CURSOR")
-        }
-        const accepted = yield* firstPage(stack, world.keys.member, [["limit", "2"], ["cursor", cursor]])
-        expect(accepted.entries.length).toBe(2)
+      }))
+      const running = yield* startOk(stack, world.keys.member, world.projects.website)
+      const entries = yield* history(stack, world.keys.member)
+      expect(entries.map((e) => e["id"])).toEqual([running.id, completed, unbillable, voided])
+      expect(entries[0]).toMatchObject({ status: "active", endedAt: null, durationSeconds: null, earnings: null })
+      expect(entries[1]).toEqual({
+        id: completed,
+        clientId: world.clients.globex,
+        clientName: "Globex",
+        projectId: world.projects.website,
+        projectName: "Website",
+        color: "#0A0B0C",
+        status: "completed",
+        billable: true,
+        note: "n",
+        startedAt: "2026-01-02T09:00:00.000Z",
+        endedAt: "2026-01-02T10:30:00.999Z",
+        durationSeconds: 5400,
+        payRateCents: 3000, // the membership's rate: a fixture entry defaults to it
+        earnings: "45.00",
+        currency: "USD"
       })
-    ))
+      expect(entries[2]).toMatchObject({ billable: false, durationSeconds: 3600, payRateCents: 3000, earnings: "0.00" })
+      expect(entries[3]).toMatchObject({
+        status: "voided",
+        endedAt: "2025-12-31T09:00:59.500Z",
+        durationSeconds: 59,
+        payRateCents: 123,
+        earnings: null
+      })
+    })
+  )
 
-  it("does not show entries created after the first page in later pages", () =>
-    h.run((stack) =>
-      Effect.gen(function*() {
-        const world = yield* World.seed(stack)
-        const seeded = yield* seedHistory(stack, world, 5)
-        const page = yield* firstPage(stack, world.keys.member, [["limit", "2"]])
-        const fresh = yield* startOk(stack, world.keys.member, world.projects.website)
-        const rest: Array<string> = []
-        let cursor = page.nextCursor
-        while (cursor !== null) {
-          const next = yield* firstPage(stack, world.keys.member, [["limit", "2"], ["cursor", cursor]])
-          rest.push(...next.entries.map((e) => e.id))
-          cursor = next.nextCursor
-        }
-        expect([...page.entries.map((e) => e.id), ...rest]).toEqual(seeded.map((e) => e.id))
-        expect(rest).not.toContain(fresh.id)
-      })
-    ))
+  h.check("refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      yield* seedHistory(stack, world, 6)
+      const page = yield* firstPage(stack, world.keys.member, [["limit", "2"]])
+      const cursor = page.nextCursor ?? ""
+      const other = yield* Effect.orDie(stack.seed({
+        apiKeys: [{ key: World.newKey(), userId: world.users.member, workspaceId: world.workspace }]
+      }))
+      const otherKey = other.apiKeys[0]?.key ?? ""
+      const flip = cursor.slice(0, 5) + (cursor[5] === "A" ? "B" : "A") + cursor.slice(6)
+      const refused: Array<[string, ReadonlyArray<[string, string]>]> = [
+        [world.keys.member, [["limit", "3"], ["cursor", cursor]]],
+        [world.keys.member, [["cursor", cursor]]],
+        [world.keys.member, [["limit", "2"], ["projectId", world.projects.website], ["cursor", cursor]]],
+        [otherKey, [["limit", "2"], ["cursor", cursor]]],
+        [world.keys.owner, [["limit", "2"], ["cursor", cursor]]],
+        [world.keys.member, [["limit", "2"], ["cursor", flip]]],
+        [world.keys.member, [["limit", "2"], ["cursor", "A".repeat(1024)]]],
+        [world.keys.member, [["limit", "2"], ["cursor", "x"]]]
+      ]
+      for (const [key, query] of refused) {
+        expectError(yield* stack.call("listTimeEntries", as(key, { query })), "INVALID_CURSOR")
+      }
+      const accepted = yield* firstPage(stack, world.keys.member, [["limit", "2"], ["cursor", cursor]])
+      expect(accepted.entries.length).toBe(2)
+    })
+  )
+
+  h.check("does not show entries created after the first page in later pages", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const seeded = yield* seedHistory(stack, world, 5)
+      const page = yield* firstPage(stack, world.keys.member, [["limit", "2"]])
+      const fresh = yield* startOk(stack, world.keys.member, world.projects.website)
+      const rest: Array<string> = []
+      let cursor = page.nextCursor
+      while (cursor !== null) {
+        const next = yield* firstPage(stack, world.keys.member, [["limit", "2"], ["cursor", cursor]])
+        rest.push(...next.entries.map((e) => e.id))
+        cursor = next.nextCursor
+      }
+      expect([...page.entries.map((e) => e.id), ...rest]).toEqual(seeded.map((e) => e.id))
+      expect(rest).not.toContain(fresh.id)
+    })
+  )
 }

@@ -1,22 +1,27 @@
 /**
- * Holds one stack for a block of vitest tests: built before the first, closed after the last, handed to each test.
+ * Where the kit's checks go: registered as vitest tests sharing one stack per block (`vitestHarness`), or collected to
+ * be run programmatically (`collectingHarness`, used by `Suite.run`).
  */
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
-import { afterAll, beforeAll } from "vitest"
+import { afterAll, beforeAll, it } from "vitest"
 import type { MakeStack, Stack } from "../Stack.js"
 
-/** A stack shared by the tests of one block. */
-export interface Harness {
-  /** The stack; only valid inside a test. */
-  readonly stack: () => Stack
-  /** Runs a test body against the stack. */
-  readonly run: <A, E>(body: (stack: Stack) => Effect.Effect<A, E>) => Promise<A>
+/** A check: a name and a body run against the stack. */
+export interface Check {
+  readonly name: string
+  readonly body: (stack: Stack) => Effect.Effect<void, unknown>
+  readonly timeout?: number | undefined
 }
 
-/** Registers the hooks that build and close one stack for the enclosing `describe`. */
-export const harness = (makeStack: MakeStack): Harness => {
+/** Receives the kit's checks. */
+export interface Harness {
+  readonly check: (name: string, body: (stack: Stack) => Effect.Effect<void, unknown>, timeout?: number) => void
+}
+
+/** Registers each check as a vitest test; one stack is built before the first and closed after the last. */
+export const vitestHarness = (makeStack: MakeStack): Harness => {
   let scope: Scope.CloseableScope | undefined
   let current: Stack | undefined
   beforeAll(async () => {
@@ -26,9 +31,17 @@ export const harness = (makeStack: MakeStack): Harness => {
   afterAll(async () => {
     if (scope !== undefined) await Effect.runPromise(Scope.close(scope, Exit.void))
   })
-  const stack = () => {
-    if (current === undefined) throw new Error("the stack is not built yet")
-    return current
+  return {
+    check: (name, body, timeout) =>
+      it(name, () => {
+        if (current === undefined) throw new Error("the stack is not built yet")
+        return Effect.runPromise(body(current))
+      }, timeout)
   }
-  return { stack, run: (body) => Effect.runPromise(body(stack())) }
+}
+
+/** Collects the checks instead of registering them. */
+export const collectingHarness = (): Harness & { readonly checks: Array<Check> } => {
+  const checks: Array<Check> = []
+  return { checks, check: (name, body, timeout) => checks.push({ name, body, timeout }) }
 }

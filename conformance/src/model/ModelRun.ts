@@ -7,7 +7,6 @@
  */
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
-import { it } from "vitest"
 import type { Harness } from "../internal/Harness.js"
 import type { Model } from "../Model.js"
 import * as Admin from "./AdminCommands.js"
@@ -73,31 +72,31 @@ const ran = (command: unknown): boolean =>
  * @since 0.1.0
  */
 export const register = (h: Harness, options: RunOptions): void => {
-  it(`matches the reference model after every command (${options.runs} runs of up to ${options.maxCommands})`, async () => {
-    const stack = h.stack()
-    let executed = 0
-    const property = fc.asyncProperty(fc.commands([...commands], { maxCommands: options.maxCommands, size: "max" }), async (cmds) => {
-      const { fixture, model } = ModelWorld.make(await Effect.runPromise(stack.clock.now))
-      await Effect.runPromise(Effect.orDie(stack.seed(fixture)))
-      await fc.asyncModelRun(() => ({ model: model as Model, real: { stack } }), cmds)
-      executed += [...cmds].filter(ran).length
-    })
-    try {
-      await fc.assert(property, {
-        numRuns: options.runs,
-        ...(options.seed === undefined ? {} : { seed: options.seed }),
-        ...(options.path === undefined ? {} : { path: options.path }),
-        endOnFailure: true
+  h.check(`matches the reference model after every command (${options.runs} runs of up to ${options.maxCommands})`, (stack) =>
+    Effect.promise(async () => {
+      let executed = 0
+      const property = fc.asyncProperty(fc.commands([...commands], { maxCommands: options.maxCommands, size: "max" }), async (cmds) => {
+        const { fixture, model } = ModelWorld.make(await Effect.runPromise(stack.clock.now))
+        await Effect.runPromise(Effect.orDie(stack.seed(fixture)))
+        await fc.asyncModelRun(() => ({ model: model as Model, real: { stack } }), cmds)
+        executed += [...cmds].filter(ran).length
       })
-    } catch (error) {
-      const text = error instanceof Error ? error.message : String(error)
-      const seed = /seed: (-?\d+)/.exec(text)?.[1]
-      const path = /path: "([^"]*)"/.exec(text)?.[1]
-      throw new Error(
-        `${text}\n\nReplay this failure with:\n  STINT_CONFORMANCE_SEED=${seed} STINT_CONFORMANCE_PATH=${path} npx vitest run <this test file>\n`
-      )
-    }
-    // Figures for long runs: how much was exercised.
-    console.info(`[stint conformance] model: ${options.runs} runs, ${executed} commands executed, no failure`)
-  }, options.timeout)
+      try {
+        await fc.assert(property, {
+          numRuns: options.runs,
+          ...(options.seed === undefined ? {} : { seed: options.seed }),
+          ...(options.path === undefined ? {} : { path: options.path }),
+          endOnFailure: true
+        })
+      } catch (error) {
+        const text = error instanceof Error ? error.message : String(error)
+        const seed = /seed: (-?\d+)/.exec(text)?.[1]
+        const path = /path: "([^"]*)"/.exec(text)?.[1]
+        throw new Error(
+          `${text}\n\nReplay this failure with:\n  STINT_CONFORMANCE_SEED=${seed} STINT_CONFORMANCE_PATH=${path} npx vitest run <this test file>\n`
+        )
+      }
+      // Figures for long runs: how much was exercised.
+      console.info(`[stint conformance] model: ${options.runs} runs, ${executed} commands executed, no failure`)
+  }), options.timeout)
 }
