@@ -1,11 +1,13 @@
 /**
  * Keyset pagination is an index range scan: with many users' entries in the table, the plan of each history page
  * (first page, a later page, with a project filter) reads `time_entries` through its history index, with the cursor
- * as an index condition, and never sorts the table. The plans are printed.
+ * as an index condition, and never sorts the table; so does the generic plan PostgreSQL may switch to for the prepared
+ * statement the store sends. The plans are printed.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
+import pg from "pg"
 import * as Queries from "../src/internal/Queries.js"
 import { seedWorld, storeLayer, TestDatabase } from "./support.js"
 
@@ -13,6 +15,22 @@ const explain = (text: string, values: ReadonlyArray<unknown>) =>
   Effect.flatMap(TestDatabase, (db) =>
     Effect.map(db.sql<{ "QUERY PLAN": string }>(`EXPLAIN (COSTS OFF) ${text}`, values), (rows) =>
       rows.map((row) => row["QUERY PLAN"]).join("\n")))
+
+/** The plan of `text` as a prepared statement forced to its generic plan (parameters unknown when planning). */
+const genericPlan = (url: string, text: string, values: ReadonlyArray<unknown>) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query("SET plan_cache_mode = force_generic_plan")
+      await client.query(`PREPARE page AS ${text}`)
+      const args = values.map((value) => client.escapeLiteral(String(value))).join(", ")
+      const rows = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN (COSTS OFF) EXECUTE page(${args})`)
+      return rows.rows.map((row) => row["QUERY PLAN"]).join("\n")
+    } finally {
+      await client.end()
+    }
+  })
 
 describe("history pages", () => {
   layer(storeLayer(), { excludeTestServices: true })((it) => {
@@ -46,6 +64,11 @@ describe("history pages", () => {
           expect(plan).not.toMatch(/Seq Scan on time_entries/)
           expect(plan).not.toMatch(/Sort/)
           if (name !== "first") expect(plan).toMatch(/Index Cond: .*ROW\((time_entries\.)?started_at, (time_entries\.)?id\) < ROW\(/)
+          // The store prepares its statements: the generic plan PostgreSQL may adopt for them is a range scan too.
+          const generic = yield* genericPlan(db.url, page.text, page.values)
+          expect(generic).toMatch(new RegExp(`Index Scan using ${index} on time_entries`))
+          expect(generic).not.toMatch(/Seq Scan on time_entries|Sort/)
+          if (name === "later") console.log(`Generic plan of the later page:\n${generic}\n`)
           // The page really is what the store answers.
           const rows = yield* db.sql(page.text, page.values)
           expect(rows).toHaveLength(21)

@@ -7,6 +7,7 @@
 import { StoreError } from "@stint/core/Errors"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
+import { createHash } from "node:crypto"
 import pg from "pg"
 import { breaksConnection, storeError } from "./Failure.js"
 import type { Compiled } from "./Sql.js"
@@ -63,13 +64,32 @@ export const makePool = (settings: PoolSettings): Effect.Effect<pg.Pool, never, 
     (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(5_000))
   )
 
+const names = new Map<string, string>()
+
+/**
+ * The name under which a statement with parameters is prepared on each connection (the first use on a connection
+ * parses and plans it; later uses only bind and execute). Statements without parameters (BEGIN, COMMIT) go unnamed.
+ */
+const nameOf = (text: string): string | undefined => {
+  let name = names.get(text)
+  if (name === undefined) {
+    name = `stint_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`
+    // The adapter's statements come in a few dozen shapes; the bound only guards against misuse.
+    if (names.size < 1_000) names.set(text, name)
+  }
+  return name
+}
+
 const queryOn = (
   client: pg.Pool | pg.PoolClient,
   statement: Compiled,
   callback: (error: Error | undefined, rows: ReadonlyArray<Row>) => void
 ) => {
-  client.query({ text: statement.text, values: [...statement.values] }, (error: Error | undefined, result) =>
-    callback(error ?? undefined, result?.rows ?? []))
+  const name = statement.values.length > 0 ? nameOf(statement.text) : undefined
+  client.query(
+    { text: statement.text, values: [...statement.values], ...(name === undefined ? {} : { name }) },
+    (error: Error | undefined, result) => callback(error ?? undefined, result?.rows ?? [])
+  )
 }
 
 /**

@@ -100,7 +100,7 @@ const after = (position: Position | null): Statement.Fragment =>
 export const listEntries = (scope: UserScope, query: EntriesQuery): Compiled =>
   compile(sql`SELECT ${entryColumns}
   FROM (
-    SELECT * FROM time_entries
+    SELECT id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents FROM time_entries
     WHERE workspace_id = ${scope.workspaceId} AND user_id = ${scope.userId}
       ${query.projectId === null ? sql`` : sql`AND project_id = ${query.projectId}`}
       ${after(query.after)}
