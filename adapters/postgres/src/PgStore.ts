@@ -84,7 +84,7 @@ const settings = (options: Options) =>
  */
 export const migrate = (options: Options): Effect.Effect<void, StoreError> =>
   Effect.scoped(Effect.gen(function*() {
-    const pool = yield* makePool(yield* settings(options))
+    const pool = yield* makePool(yield* settings(options), "migrations")
     yield* Migrations.run(pool, { createSecret: false })
   }))
 
@@ -95,8 +95,12 @@ export const migrate = (options: Options): Effect.Effect<void, StoreError> =>
  */
 export const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.Scope> =>
   Effect.gen(function*() {
-    const pool = yield* makePool(yield* settings(options))
-    const stored = yield* Migrations.run(pool, { createSecret: options.cursorSecret === undefined })
+    const poolSettings = yield* settings(options)
+    const stored = yield* Effect.scoped(Effect.flatMap(
+      makePool(poolSettings, "migrations"),
+      (migrations) => Migrations.run(migrations, { createSecret: options.cursorSecret === undefined })
+    ))
+    const pool = yield* makePool(poolSettings)
     const secret = options.cursorSecret ?? Option.getOrUndefined(stored)
     if (secret === undefined) return yield* new StoreError({ message: "PostgreSQL: no cursor secret is stored" })
 

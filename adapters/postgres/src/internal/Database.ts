@@ -37,19 +37,28 @@ const types = {
 }
 
 /**
- * A pool on `settings.url`, ended when the scope closes. Connecting waits at most `connectTimeoutMillis`; the server
- * cancels any statement after `statementTimeoutMillis` (lock waits included) and the client gives up a little later
- * if the server stays silent; a session idle inside a transaction is ended by the server.
+ * A pool on `settings.url`, ended when the scope closes. Connecting waits at most `connectTimeoutMillis`; for queries,
+ * the server cancels any statement after `statementTimeoutMillis` (lock waits included) and the client gives up a
+ * little later if the server stays silent; a session idle inside a transaction is ended by the server. The pool for
+ * migrations holds one connection and no statement timeout.
  */
-export const makePool = (settings: PoolSettings): Effect.Effect<pg.Pool, never, Scope.Scope> =>
+export const makePool = (
+  settings: PoolSettings,
+  purpose: "queries" | "migrations" = "queries"
+): Effect.Effect<pg.Pool, never, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new pg.Pool({
         connectionString: settings.url,
-        max: settings.poolSize,
         connectionTimeoutMillis: settings.connectTimeoutMillis,
-        statement_timeout: settings.statementTimeoutMillis,
-        query_timeout: settings.statementTimeoutMillis + CLIENT_GRACE_MILLIS,
+        // Migrations may legitimately run long (and wait for another instance's): no statement timeout for them.
+        ...(purpose === "queries"
+          ? {
+            max: settings.poolSize,
+            statement_timeout: settings.statementTimeoutMillis,
+            query_timeout: settings.statementTimeoutMillis + CLIENT_GRACE_MILLIS
+          }
+          : { max: 1 }),
         idle_in_transaction_session_timeout: Math.max(10_000, 2 * settings.statementTimeoutMillis),
         idleTimeoutMillis: 30_000,
         keepAlive: true,
