@@ -3,6 +3,7 @@
  * host/port/rate-limit configuration from flags and environment, and the graceful stop on SIGTERM/SIGINT.
  */
 import { execFile } from "node:child_process"
+import { existsSync } from "node:fs"
 import { connect, type Socket } from "node:net"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
@@ -131,11 +132,15 @@ describe("settings from the environment", () => {
     expect(statuses).toEqual([200, 200, 429])
   })
 
-  it("an invalid rate limit is refused in one line", async () => {
-    const result = await stint(["serve", "--port", "0", "--database", freshDb()], { env: { STINT_RATE_LIMIT: "0" } })
-    expect(result.code).toBe(2)
-    expect(result.stderr.trim().split("\n")).toHaveLength(1)
-    expect(result.stderr).toMatch(/STINT_RATE_LIMIT/)
+  it("an invalid rate limit is refused in one line before the database is opened", async () => {
+    for (const env of [{ STINT_RATE_LIMIT: "0" }, { STINT_RATE_WINDOW_SECONDS: "soon" }]) {
+      const db = freshDb()
+      const result = await stint(["serve", "--port", "0", "--database", db], { env })
+      expect(result.code).toBe(2)
+      expect(result.stderr.trim().split("\n")).toHaveLength(1)
+      expect(result.stderr).toContain(Object.keys(env)[0])
+      expect(existsSync(db.slice("sqlite:".length))).toBe(false)
+    }
   })
 })
 

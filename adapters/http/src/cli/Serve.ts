@@ -69,23 +69,20 @@ const baseUrlOf = (address: HttpServer.Address): string =>
     ? `http+unix://${address.path}`
     : `http://${Demo.reachableHost(address.hostname)}:${address.port}`
 
-/** Once the server is listening: the demo's lines, then the ready line of `cli-and-fixtures.md`. */
-const announce = (demo: Option.Option<Option.Option<Demo.Demo>>) =>
+/**
+ * Once the server is listening: the demo's lines (given the base URL to call), then the ready line of
+ * `cli-and-fixtures.md`.
+ */
+const announce = (demoLines: (baseUrl: string) => ReadonlyArray<string>) =>
   Layer.effectDiscard(Effect.gen(function*() {
-    const server = yield* HttpServer.HttpServer
-    const address = server.address
-    const listening = address._tag === "UnixAddress"
-      ? `listening on ${address.path}`
-      : `listening on http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
-    if (Option.isSome(demo)) {
-      const lines = Option.match(demo.value, {
-        onNone: () => [Demo.skipped],
-        onSome: (created) => Demo.announcement(created, baseUrlOf(address))
-      })
-      for (const line of lines) yield* Console.log(line)
-    }
+    const { address } = yield* HttpServer.HttpServer
+    for (const line of demoLines(baseUrlOf(address))) yield* Console.log(line)
     // Last, so that whoever waits for it has seen every line before it.
-    yield* Console.log(listening)
+    yield* Console.log(
+      address._tag === "UnixAddress"
+        ? `listening on ${address.path}`
+        : `listening on http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
+    )
   }))
 
 /**
@@ -95,13 +92,21 @@ const announce = (demo: Option.Option<Option.Option<Demo.Demo>>) =>
  */
 export const command = Command.make("serve", { host, port, database, demo }, (options) =>
   Effect.gen(function*() {
+    // The configuration is checked before the database is opened.
     const settings = yield* settingsConfig
-    const demo = options.demo ? Option.some(yield* Demo.ensure(Database.hasWorkspace(options.database))) : Option.none()
-    yield* Layer.launch(announce(demo).pipe(
-      Layer.provide(Server.layer({ host: options.host, port: options.port })),
-      Layer.provide(Layer.succeed(Settings.Settings, settings))
-    ))
-  }).pipe(Effect.provide(Database.layer(options.database)))).pipe(
+    yield* Effect.gen(function*() {
+      const demo = options.demo ? Option.some(yield* Demo.ensure(Database.hasWorkspace(options.database))) : Option.none()
+      const demoLines = (baseUrl: string) =>
+        Option.match(demo, {
+          onNone: () => [],
+          onSome: Option.match({ onNone: () => [Demo.skipped], onSome: (made) => Demo.announcement(made, baseUrl) })
+        })
+      yield* Layer.launch(announce(demoLines).pipe(
+        Layer.provide(Server.layer({ host: options.host, port: options.port })),
+        Layer.provide(Layer.succeed(Settings.Settings, settings))
+      ))
+    }).pipe(Effect.provide(Database.layer(options.database)))
+  })).pipe(
     Command.withDescription(
       "Serve the API. Prints a line 'listening on http://HOST:PORT' when ready. SIGINT/SIGTERM: stop accepting, " +
         "finish in-flight requests, close the database, exit 0. Rate limit: STINT_RATE_LIMIT requests per key " +

@@ -38,6 +38,18 @@ const messageOf = (u: unknown): string => {
   return String(u)
 }
 
+/** An error's message followed by those of its causes (a few levels deep), each said once. */
+const causeChain = (error: unknown): string => {
+  const parts: Array<string> = []
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && current !== undefined && current !== null; depth++) {
+    const message = messageOf(current)
+    if (!parts.some((part) => part.includes(message))) parts.push(message)
+    current = Predicate.hasProperty(current, "cause") ? current.cause : undefined
+  }
+  return parts.join(": ")
+}
+
 const describeError = (error: unknown): { readonly message: string; readonly exitCode: number } => {
   if (ValidationError.isValidationError(error)) {
     const text = "error" in error ? paragraphs(HelpDoc.toAnsiText(error.error)) : ""
@@ -56,8 +68,7 @@ const describeError = (error: unknown): { readonly message: string; readonly exi
     return { message: `invalid input at ${String(error.path)}: ${messageOf(error)}`, exitCode: EXIT_FAILURE }
   }
   if (Predicate.isTagged(error, "StoreError")) {
-    const cause = Predicate.hasProperty(error, "cause") && error.cause !== undefined ? `: ${messageOf(error.cause)}` : ""
-    return { message: `database error: ${messageOf(error)}${cause}`, exitCode: EXIT_FAILURE }
+    return { message: `database error: ${causeChain(error)}`, exitCode: EXIT_FAILURE }
   }
   if (Predicate.isTagged(error, "ServeError") && Predicate.hasProperty(error, "cause")) {
     return { message: `cannot serve: ${messageOf(error.cause)}`, exitCode: EXIT_FAILURE }
