@@ -13,6 +13,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { describe } from "vitest"
+import * as Laws from "./checks/Laws.js"
+import * as Races from "./checks/Races.js"
 import * as Access from "./examples/Access.js"
 import * as Catalog from "./examples/Catalog.js"
 import * as History from "./examples/History.js"
@@ -76,8 +78,12 @@ const plan = (
       Idempotency.registerTimed(h)
     })
   }
+  const runs = options.runs ?? envNumber("STINT_CONFORMANCE_RUNS") ?? 12
+  if (capabilities.concurrent && wanted("races")) {
+    group("races", (h) => Races.register(h, { rounds: Math.max(1, Math.ceil(runs / 12)) }))
+  }
+  if (wanted("laws")) group("laws", (h) => Laws.register(h, { runs: Math.max(10, runs * 2) }))
   if (capabilities.controlledClock && wanted("model")) {
-    const runs = options.runs ?? envNumber("STINT_CONFORMANCE_RUNS") ?? 12
     group("model", (h) =>
       ModelRun.register(h, {
         runs,
@@ -96,7 +102,9 @@ const plan = (
  */
 export const suite = (name: string, definition: Definition, options: SuiteOptions = {}): void => {
   describe(name, () => {
-    plan(definition.capabilities, options, (group, register) => describe(group, () => register(vitestHarness(definition.make))))
+    // One stack for the whole suite: checks isolate themselves with fresh workspaces, users and keys.
+    const h = vitestHarness(definition.make)
+    plan(definition.capabilities, options, (group, register) => describe(group, () => register(h)))
   })
 }
 

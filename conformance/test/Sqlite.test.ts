@@ -4,5 +4,4 @@
 import { CoreStack, Suite } from "@stint/conformance"
 import { backdoor, freshFile } from "./support/SqliteFiles.js"
 
-const file = freshFile()
-Suite.suite("sqlite (core)", CoreStack.make(file.layer, { backdoor: () => backdoor(file.filename) }))
+Suite.suite("sqlite (core)", CoreStack.make(freshFile, { backdoor }))

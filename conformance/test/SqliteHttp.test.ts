@@ -4,5 +4,4 @@
 import { HttpStack, Suite } from "@stint/conformance"
 import { backdoor, freshFile } from "./support/SqliteFiles.js"
 
-const file = freshFile()
-Suite.suite("sqlite (http)", HttpStack.inProcess(file.layer, { backdoor: () => backdoor(file.filename) }))
+Suite.suite("sqlite (http)", HttpStack.inProcess(freshFile, { backdoor }))

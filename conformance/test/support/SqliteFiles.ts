@@ -2,25 +2,35 @@
  * Fresh SQLite files for the kit's stacks, removed when the stack closes, and a backdoor that reads them with
  * better-sqlite3 rather than through the adapter.
  */
+import type { Stack } from "@stint/conformance"
+import type { Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import Database from "better-sqlite3"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import type { Stack } from "@stint/conformance"
 
-/** A layer over a new SQLite file in a temporary folder; the folder is removed with the layer. */
-export const freshFile = (): { readonly filename: string; readonly layer: ReturnType<typeof SqliteStore.layer> } => {
-  const dir = mkdtempSync(join(tmpdir(), "stint-kit-"))
-  const filename = join(dir, "stint.db")
-  const cleanup = Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))))
-  return { filename, layer: Layer.merge(SqliteStore.layer({ filename }), cleanup) }
-}
+/** The file a stack's store lives in. */
+export class SqliteFile extends Context.Tag("test/SqliteFile")<SqliteFile, { readonly filename: string }>() {}
 
-/** Reads the file directly. */
-export const backdoor = (filename: string): Stack.Backdoor => {
+/** A store on a new SQLite file in a temporary folder, created when the layer is built and removed with it. */
+export const freshFile: Layer.Layer<Store.Store | SqliteFile, unknown> = Layer.unwrapScoped(
+  Effect.gen(function*() {
+    const dir = yield* Effect.acquireRelease(
+      Effect.sync(() => mkdtempSync(join(tmpdir(), "stint-kit-"))),
+      (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+    )
+    const filename = join(dir, "stint.db")
+    return Layer.merge(SqliteStore.layer({ filename }), Layer.succeed(SqliteFile, { filename }))
+  })
+)
+
+/** Reads the stack's file directly. */
+export const backdoor = (context: Context.Context<Store.Store | SqliteFile>): Stack.Backdoor => {
+  const { filename } = Context.get(context, SqliteFile)
   const read = <A>(f: (db: Database.Database) => A) =>
     Effect.sync(() => {
       const db = new Database(filename, { readonly: true, fileMustExist: true })
