@@ -46,11 +46,11 @@ export interface Options {
   readonly cursorSecret?: Uint8Array | undefined
 }
 
-/** @since 0.1.0 */
+/** Connections per instance unless `poolSize` says otherwise. @since 0.1.0 */
 export const DEFAULT_POOL_SIZE = 10
-/** @since 0.1.0 */
+/** How long connecting may take unless `connectTimeoutMillis` says otherwise. @since 0.1.0 */
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 5_000
-/** @since 0.1.0 */
+/** How long a statement may run unless `statementTimeoutMillis` says otherwise. @since 0.1.0 */
 export const DEFAULT_STATEMENT_TIMEOUT_MILLIS = 5_000
 
 const positive = (name: string, value: number | undefined, fallback: number) =>

@@ -4,7 +4,7 @@
  * whole group costs one network round trip. Every failure is a `StoreError`; a connection whose state is unknown after
  * a failure is destroyed, never handed to the next caller.
  */
-import { StoreError } from "@stint/core/Errors"
+import type { StoreError } from "@stint/core/Errors"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
