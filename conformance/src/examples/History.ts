@@ -125,7 +125,7 @@ export const register = (h: Harness): void => {
   h.check("writes every field of an entry: UTC times, durations, exact earnings, nulls while active or voided", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
-      const [completed, unbillable, voided] = [World.newId(), World.newId(), World.newId()]
+      const [completed, unbillable, voided, halfCent] = [World.newId(), World.newId(), World.newId(), World.newId()]
       yield* Effect.orDie(stack.seed({
         timeEntries: [
           {
@@ -159,12 +159,24 @@ export const register = (h: Harness): void => {
             startedAt: "2025-12-31T09:00:00Z",
             endedAt: "2025-12-31T09:00:59.5Z",
             payRateCents: 123
+          },
+          {
+            // 201 cents an hour for 30 minutes: exactly 100.5 cents, "1.01" half-up (floats say 1.005 → "1.00").
+            id: halfCent,
+            userId: world.users.member,
+            workspaceId: world.workspace,
+            projectId: world.projects.website,
+            status: "completed",
+            startedAt: "2025-12-30T09:00:00Z",
+            endedAt: "2025-12-30T09:30:00Z",
+            payRateCents: 201
           }
         ]
       }))
       const running = yield* startOk(stack, world.keys.member, world.projects.website)
       const entries = yield* history(stack, world.keys.member)
-      expect(entries.map((e) => e["id"])).toEqual([running.id, completed, unbillable, voided])
+      expect(entries.map((e) => e["id"])).toEqual([running.id, completed, unbillable, voided, halfCent])
+      expect(entries[4]).toMatchObject({ durationSeconds: 1800, payRateCents: 201, earnings: "1.01" })
       expect(entries[0]).toMatchObject({ status: "active", endedAt: null, durationSeconds: null, earnings: null })
       expect(entries[1]).toEqual({
         id: completed,

@@ -80,8 +80,10 @@ export const make = (now: number): { readonly fixture: unknown; readonly model: 
     [p2, base, base + 1_000, "completed", true],
     [p1, base - 1, base + 5_400_000, "completed", false],
     [p4, base + 10, base + 3_600_001, "voided", true],
-    [p2, base + 20, base + 123_456, "completed", true]
-  ].map(([projectId, startedAt, endedAt, status, billable]) => ({
+    [p2, base + 20, base + 123_456, "completed", true],
+    // 201 cents for half an hour: exactly 100.5 cents.
+    [p0, base + 30, base + 1_800_030, "completed", true, 201]
+  ].map(([projectId, startedAt, endedAt, status, billable, rate]) => ({
     id: newId(),
     workspaceId: a,
     userId: member,
@@ -91,7 +93,8 @@ export const make = (now: number): { readonly fixture: unknown; readonly model: 
     note: null,
     startedAt: startedAt as number,
     endedAt: endedAt as number,
-    payRateCents: assignments.find((x) => x.projectId === projectId && x.userId === member)?.payRateCents ?? 0
+    payRateCents: (rate as number | undefined) ??
+      assignments.find((x) => x.projectId === projectId && x.userId === member)?.payRateCents ?? 0
   }))
   const fixture = {
     workspaces: [{ id: a, name: "A" }, { id: b, name: "B" }],

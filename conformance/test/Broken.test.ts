@@ -1,0 +1,56 @@
+/**
+ * The kit proves it catches bugs: each deliberately broken adapter must fail it, in the checks that guard the rule it
+ * breaks, while the unbroken store passes the same checks.
+ */
+import { CoreStack, Suite } from "@stint/conformance"
+import { MemoryStore } from "@stint/core"
+import { describe, expect, it } from "vitest"
+import * as Stacks from "./broken/Stacks.js"
+import * as Stores from "./broken/Stores.js"
+import { backdoor } from "./support/MemoryBackdoor.js"
+
+const options = { runs: 12 } as const
+
+const failures = async (definition: Parameters<typeof Suite.run>[0], only: ReadonlyArray<Suite.Group>) =>
+  (await Suite.run(definition, { ...options, only })).filter((result) => !result.passed).map((r) => `${r.group}: ${r.name}`)
+
+const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], ReadonlyArray<Suite.Group>, ReadonlyArray<string>]> = [
+  ["an off-by-one page boundary", CoreStack.make(Stores.offByOnePage, { backdoor }), ["examples", "laws"], [
+    "examples: walks every entry exactly once, newest first with ties broken by id, for any page size",
+    "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries"
+  ]],
+  ["ties not broken by id", CoreStack.make(Stores.tiesByStartOnly, { backdoor }), ["examples", "laws"], [
+    "examples: walks every entry exactly once, newest first with ties broken by id, for any page size",
+    "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries"
+  ]],
+  ["a non-atomic start", CoreStack.make(Stores.nonAtomicStart, { backdoor }), ["races"], [
+    "races: concurrent starts and stops for one user never make two active entries and execute each key once"
+  ]],
+  ["an idempotency record stored outside the transaction", CoreStack.make(Stores.idempotencyOutsideTransaction, { backdoor }), ["races"], [
+    "races: identical idempotent requests in flight at once execute once and answer the same bytes"
+  ]],
+  ["a fixed-minute rate window", CoreStack.make(Stores.fixedMinuteWindow, { backdoor }), ["timed"], [
+    "timed: is a sliding 60-second window, not a fixed minute, and does not count refusals"
+  ]],
+  ["earnings rounded with floats", Stacks.floatEarnings(CoreStack.make(MemoryStore.layerMemory)), ["examples", "model"], [
+    "examples: writes every field of an entry: UTC times, durations, exact earnings, nulls while active or voided"
+  ]],
+  ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
+    "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",
+    "laws: a cursor issued under one binding is refused under every other"
+  ]]
+]
+
+describe("the kit catches broken adapters", () => {
+  for (const [name, definition, only, expected] of cases) {
+    it(`fails ${name}`, async () => {
+      const failed = await failures(definition, only)
+      expect(failed).toEqual(expect.arrayContaining([...expected]))
+    }, 300_000)
+  }
+
+  it("passes the unbroken store on the same checks (the failures above come from the breakage)", async () => {
+    const failed = await failures(CoreStack.make(MemoryStore.layerMemory, { backdoor }), ["examples", "timed", "races", "laws", "model"])
+    expect(failed).toEqual([])
+  }, 300_000)
+})

@@ -1,0 +1,95 @@
+/**
+ * Deliberately broken storage adapters: the in-memory store with one rule broken each, the way real adapters get it
+ * wrong. The kit must fail every one of them.
+ */
+import { MemoryStore, RateLimit, Store } from "@stint/core"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+type StoreShape = Store.Store["Type"]
+
+/** The memory store with some of its methods replaced, given the original and its tables. */
+const broken = (
+  change: (store: StoreShape, tables: MemoryStore.Tables) => Partial<StoreShape>
+): Layer.Layer<Store.Store | MemoryStore.MemoryDriver> =>
+  Layer.effectContext(Effect.map(MemoryStore.make, ({ driver, store }) =>
+    Context.make(Store.Store, { ...store, ...change(store, driver.tables) }).pipe(
+      Context.add(MemoryStore.MemoryDriver, driver)
+    )))
+
+/** An off-by-one page boundary: the next page starts at the last entry of the previous one, not after it. */
+export const offByOnePage = broken((store) => ({
+  listEntries: (scope, query) =>
+    store.listEntries(scope, query.after === null ? query : { ...query, after: { ...query.after, id: `${query.after.id}~` } })
+}))
+
+/** Ties not broken by id: ordered by start time only, and a page continues strictly after the last start time. */
+export const tiesByStartOnly = broken((store) => ({
+  listEntries: (scope, query) =>
+    Effect.map(store.listEntries(scope, { projectId: query.projectId, after: null, limit: 1_000_000 }), (rows) =>
+      [...rows]
+        .sort((a, b) => b.startedAt - a.startedAt)
+        .filter((row) => query.after === null || row.startedAt < query.after.startedAt)
+        .slice(0, query.limit))
+}))
+
+/** A fixed-minute rate window instead of a sliding one. */
+export const fixedMinuteWindow = broken(() => {
+  const buckets = new Map<string, number>()
+  return {
+    consumeRateLimit: (keyId, now, policy: RateLimit.Policy) =>
+      Effect.sync(() => {
+        const bucket = `${keyId}/${Math.floor(now / policy.windowMillis)}`
+        const used = buckets.get(bucket) ?? 0
+        if (used >= policy.limit) return false
+        buckets.set(bucket, used + 1)
+        return true
+      })
+  }
+})
+
+/**
+ * A non-atomic start: reads and writes in separate steps with time between them and no lock, writing straight into
+ * the tables (no unique index either), so two starts can both see "nothing running".
+ */
+export const nonAtomicStart = broken((store, tables) => ({
+  withTimerTransaction: (scope, body) =>
+    body({
+      read: (query) => store.withTimerTransaction(scope, (tx) => tx.read(query)),
+      write: (changes) =>
+        Effect.andThen(Effect.sleep("2 millis"), Effect.sync(() => {
+          const finish = changes.finish
+          if (finish !== undefined) {
+            const row = tables.entries.get(finish.id)
+            if (row !== undefined) tables.entries.set(finish.id, { ...row, status: finish.status, endedAt: finish.endedAt })
+          }
+          if (changes.insert !== undefined) tables.entries.set(changes.insert.id, changes.insert)
+          if (changes.idempotency !== undefined) {
+            tables.idempotency.set(`${scope.workspaceId} ${scope.userId} ${changes.idempotency.key}`, changes.idempotency)
+          }
+        }))
+    })
+}))
+
+/** The idempotency record stored after the change committed, in a step of its own. */
+export const idempotencyOutsideTransaction = broken((store) => ({
+  withTimerTransaction: (scope, body) =>
+    Effect.gen(function*() {
+      let record: Parameters<Store.TimerTransaction["write"]>[0]["idempotency"]
+      const result = yield* store.withTimerTransaction(scope, (tx) =>
+        body({
+          read: tx.read,
+          write: (changes) => {
+            record = changes.idempotency
+            return tx.write({ ...changes, idempotency: undefined })
+          }
+        }))
+      yield* Effect.sleep("3 millis")
+      if (record !== undefined) {
+        const stored = record
+        yield* store.withTimerTransaction(scope, (tx) => tx.write({ idempotency: stored }))
+      }
+      return result
+    })
+}))
