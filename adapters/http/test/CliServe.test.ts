@@ -178,7 +178,8 @@ describe("graceful stop", () => {
     const db = await seeded()
     const server = await start(["--port", "0", "--database", db])
     const request = await startInFlight(server.url)
-    await sleep(300)
+    // Time for the server to accept the connection and read the request's head.
+    await sleep(1_000)
     server.process.kill("SIGTERM")
     await sleep(500)
     // Still running: the request is not finished yet. New connections are refused.
