@@ -8,7 +8,8 @@
  *
  * PostgreSQL refuses to run as root. As root, the server runs as the system user `postgres` when there is one, else as
  * `nobody`; nothing on the machine is changed. The server is started through a shell that stops it (fast shutdown)
- * when its standard input closes, so it also goes away when the test process dies without cleaning up.
+ * and deletes its data when its standard input closes, so it also goes away when the test process dies without
+ * cleaning up.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
@@ -140,8 +141,10 @@ export const start = async (): Promise<Running> => {
   const quoted = [postgres, "-D", data, "-p", String(port), ...settings.flatMap((s) => ["-c", s])]
     .map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)
     .join(" ")
-  // The shell stops the server (SIGINT: fast shutdown) once our end of its stdin closes, whichever way we exit.
-  const server = spawn("/bin/sh", ["-c", `${quoted} & pid=$!; cat > /dev/null; kill -INT $pid; wait $pid`], {
+  // The shell stops the server (SIGINT: fast shutdown) once our end of its stdin closes, whichever way we exit, and
+  // removes the data.
+  const script = `${quoted} & pid=$!; cat > /dev/null; kill -INT $pid; wait $pid; rm -rf '${base}'`
+  const server = spawn("/bin/sh", ["-c", script], {
     ...user,
     env,
     stdio: ["pipe", "ignore", "pipe"]
