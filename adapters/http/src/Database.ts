@@ -12,6 +12,7 @@ import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as WorkspaceProbe from "./internal/workspaceProbe.js"
 
@@ -86,23 +87,51 @@ export const urlConfig: Config.Config<string> = Config.string("STINT_DATABASE_UR
   Config.withDefault(DEFAULT_URL)
 )
 
+const positive = (name: string) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a positive integer`, validation: (n) => n > 0 }),
+    Config.option
+  )
+
+/**
+ * PostgreSQL pool tuning from the environment: `STINT_PG_POOL_SIZE` (connections per instance, default 10),
+ * `STINT_PG_CONNECT_TIMEOUT_MS` and `STINT_PG_STATEMENT_TIMEOUT_MS` (default 5000 each).
+ *
+ * @since 0.1.0
+ */
+export const pgTuning = Effect.map(
+  Config.all({
+    poolSize: positive("STINT_PG_POOL_SIZE"),
+    connectTimeoutMillis: positive("STINT_PG_CONNECT_TIMEOUT_MS"),
+    statementTimeoutMillis: positive("STINT_PG_STATEMENT_TIMEOUT_MS")
+  }),
+  (tuning) => ({
+    poolSize: Option.getOrUndefined(tuning.poolSize),
+    connectTimeoutMillis: Option.getOrUndefined(tuning.connectTimeoutMillis),
+    statementTimeoutMillis: Option.getOrUndefined(tuning.statementTimeoutMillis)
+  })
+)
+
 /**
  * The `Store` at an address, after applying its pending migrations. The database is closed when the layer's scope
  * closes.
  *
  * @since 0.1.0
  */
-export const layer = (url: string): Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid> =>
+export const layer = (
+  url: string
+): Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(parse(url), (target) => {
     switch (target._tag) {
       case "Sqlite": {
         const options = { filename: target.filename }
         return Layer.unwrapEffect(Effect.as(SqliteStore.migrate(options), SqliteStore.layer(options)))
       }
-      case "Postgres": {
-        const options = { url: target.url }
-        return Layer.unwrapEffect(Effect.as(PgStore.migrate(options), PgStore.layer(options)))
-      }
+      case "Postgres":
+        return Layer.unwrapEffect(Effect.map(pgTuning, (tuning) => {
+          const options = { url: target.url, ...tuning }
+          return Layer.unwrapEffect(Effect.as(PgStore.migrate(options), PgStore.layer(options)))
+        }))
     }
   }))
 
