@@ -70,6 +70,16 @@ describe("usage errors", () => {
     }
   })
 
+  it("invalid PostgreSQL pool settings are refused in one line before connecting", async () => {
+    const settings = [["STINT_PG_POOL_SIZE", "abc"], ["STINT_PG_CONNECT_TIMEOUT_MS", "0"], ["STINT_PG_STATEMENT_TIMEOUT_MS", "-5"]] as const
+    for (const [name, value] of settings) {
+      // Port 1 on loopback: if the setting were not checked first, the error would be about connecting instead.
+      const result = await stint(["migrate", "--database", "postgres://nobody@127.0.0.1:1/none"], { env: { [name]: value } })
+      expect(result.code).toBe(2)
+      expectOneLineError(result.stderr, new RegExp(`^stint: .*${name}`))
+    }
+  })
+
   it("an invalid STINT_PORT is a usage error", async () => {
     const result = await stint(["serve", "--database", `sqlite:${freshDb()}`], { env: { STINT_PORT: "eighty" } })
     expect(result.code).toBe(2)
