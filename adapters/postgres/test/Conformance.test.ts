@@ -1,35 +1,48 @@
 /**
- * The published conformance kit against the PostgreSQL store, through the same call a third party writes; the kit's
- * backdoor reads the tables with plain SQL.
+ * The published conformance kit against the PostgreSQL store, through the same calls a third party writes: driven
+ * through the core, through Stint's HTTP server in this process, and over HTTP through three `stint serve` processes
+ * sharing one database. The kit's backdoor reads the tables with plain SQL.
  */
-import { CoreStack, Suite } from "@stint/conformance"
+import { Admin, Fixture, Store } from "@stint/core"
+import { CoreStack, HttpStack, Suite } from "@stint/conformance"
+import { PgStore } from "@stint/postgres"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { storeLayer, TestDatabase } from "./support.js"
+import * as Layer from "effect/Layer"
+import { build, serve } from "./stintServe.js"
+import { databaseLayer, kitBackdoor, storeLayer, TestDatabase } from "./support.js"
+
+const backdoor = (context: Context.Context<TestDatabase>) => kitBackdoor(Context.get(context, TestDatabase))
+
+Suite.suite("postgres (core)", CoreStack.make(storeLayer(), { backdoor }))
+
+Suite.suite("postgres (http)", HttpStack.inProcess(storeLayer(), { backdoor }))
 
 Suite.suite(
-  "postgres (core)",
-  CoreStack.make(storeLayer(), {
-    backdoor: (context) => {
-      const db = Context.get(context, TestDatabase)
-      return {
-        activeEntryIds: (workspaceId, userId) =>
-          Effect.map(
-            db.sql<{ id: string }>(
-              "SELECT id FROM time_entries WHERE workspace_id = $1 AND user_id = $2 AND status = 'active'",
-              [workspaceId, userId]
-            ),
-            (rows) => rows.map((row) => row.id)
-          ),
-        entryCount: (workspaceId, userId) =>
-          Effect.map(
-            db.sql<{ count: number }>(
-              "SELECT count(*)::int AS count FROM time_entries WHERE workspace_id = $1 AND user_id = $2",
-              [workspaceId, userId]
-            ),
-            (rows) => rows[0]?.count ?? 0
-          )
-      }
+  "postgres (3 stint serve processes)",
+  HttpStack.remote(Effect.gen(function*() {
+    const context = yield* Layer.build(databaseLayer)
+    const db = Context.get(context, TestDatabase)
+    // Seeds and admin events go through a store of this process on the same database.
+    const store = yield* PgStore.make({ url: db.url })
+    yield* Effect.sync(build)
+    const instances = yield* Effect.all(
+      Array.from({ length: 3 }, () => Effect.acquireRelease(Effect.promise(() => serve(db.url)), (i) => Effect.promise(i.stop))),
+      { concurrency: "unbounded" }
+    )
+    const run = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.provideService(effect, Store.Store, store)
+    const admin = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
+    return {
+      baseUrls: instances.map((i) => i.url),
+      seed: (fixture: unknown) => run(Fixture.load(fixture)),
+      admin: {
+        setArchived: (entity: "client" | "project", id: string, archived: boolean) => admin(Admin.setArchived(entity, id, archived)),
+        removeMembership: (workspaceId: string, userId: string) => admin(Admin.removeMembership({ workspaceId, userId })),
+        revokeKey: (keyId: string) => admin(Admin.revokeApiKey(keyId)),
+        voidEntry: (entryId: string) => admin(Admin.voidEntry(entryId)),
+        moveEntryStart: (entryId: string, startedAt: number) => admin(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
+      },
+      backdoor: kitBackdoor(db)
     }
-  })
+  }))
 )

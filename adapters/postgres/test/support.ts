@@ -3,6 +3,7 @@
  * backdoor that reads and writes the tables with plain SQL (never through the adapter), and a small world of
  * workspaces, people, projects and keys with fresh ids, so tests sharing a database never see each other's rows.
  */
+import type { Stack } from "@stint/conformance"
 import { Fixture, Request, type Store } from "@stint/core"
 import { PgStore } from "@stint/postgres"
 import * as Context from "effect/Context"
@@ -168,3 +169,23 @@ export const start = (key: string, idempotencyKey: string, body: Record<string, 
 /** A stopTimer request. */
 export const stop = (key: string, idempotencyKey: string, timerId: string): Request.ApiRequest =>
   as(key, { idempotencyKey, path: { timerId } })
+
+/** The conformance kit's backdoor: the tables read with plain SQL. */
+export const kitBackdoor = (db: TestDatabase["Type"]): Stack.Backdoor => ({
+  activeEntryIds: (workspaceId, userId) =>
+    Effect.map(
+      db.sql<{ id: string }>(
+        "SELECT id FROM time_entries WHERE workspace_id = $1 AND user_id = $2 AND status = 'active'",
+        [workspaceId, userId]
+      ),
+      (rows) => rows.map((row) => row.id)
+    ),
+  entryCount: (workspaceId, userId) =>
+    Effect.map(
+      db.sql<{ count: number }>(
+        "SELECT count(*)::int AS count FROM time_entries WHERE workspace_id = $1 AND user_id = $2",
+        [workspaceId, userId]
+      ),
+      (rows) => rows[0]?.count ?? 0
+    )
+})
