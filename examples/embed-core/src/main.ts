@@ -1,0 +1,27 @@
+/**
+ * Runs the embedded server by hand: `node examples/embed-core/dist/main.js [--sqlite FILE] [--port N]`. On the
+ * in-memory store (the default) it first loads the demo data and prints its API key.
+ *
+ * @since 0.1.0
+ */
+import { Fixture, MemoryStore } from "@stint/core"
+import { SqliteStore } from "@stint/sqlite"
+import { parseArgs } from "node:util"
+import * as Demo from "./Demo.js"
+import * as Server from "./Server.js"
+
+const { values } = parseArgs({ options: { sqlite: { type: "string" }, port: { type: "string", default: "8788" } } })
+// The one line that picks the storage: any layer that provides the core's Store port.
+const store = values.sqlite === undefined ? MemoryStore.layerMemory : SqliteStore.layer({ filename: values.sqlite })
+const server = await Server.start({ store, port: Number(values.port) })
+
+if (values.sqlite === undefined) {
+  const summary = await server.run(Fixture.load(Demo.fixture))
+  console.log(`demo API key (shown once): ${summary.apiKeys[0]?.key}`)
+  console.log(`try: curl -H "Authorization: Bearer $KEY" ${server.url}/api/v1/clients`)
+}
+console.log(`listening on ${server.url}`)
+
+const stop = () => void server.close().then(() => process.exit(0))
+process.once("SIGINT", stop)
+process.once("SIGTERM", stop)
