@@ -24,7 +24,7 @@ Suite.suite(
     const context = yield* Layer.build(databaseLayer)
     const db = Context.get(context, TestDatabase)
     // Seeds and admin events go through a store of this process on the same database.
-    const store = yield* PgStore.make({ url: db.url })
+    const store = yield* PgStore.make({ url: db.url, poolSize: 2 })
     yield* Effect.sync(build)
     const instances = yield* Effect.all(
       Array.from({ length: 3 }, () => Effect.acquireRelease(Effect.promise(() => serve(db.url)), (i) => Effect.promise(i.stop))),

@@ -26,7 +26,7 @@ const ownerKeys = Array.from({ length: 6 }, () => apiKey("owner"))
 beforeAll(async () => {
   build()
   database = await freshDatabase()
-  backdoor = new pg.Pool({ connectionString: database.url, max: 4 })
+  backdoor = new pg.Pool({ connectionString: database.url, max: 3 })
   backdoor.on("error", () => undefined)
   // Migrate and seed in-process; the servers then find the schema current.
   await Effect.runPromise(
@@ -36,7 +36,7 @@ beforeAll(async () => {
         ...world.fixture.apiKeys,
         ...ownerKeys.map((key) => ({ key, userId: world.ids.owner, workspaceId: world.ids.workspace }))
       ]
-    }).pipe(Effect.provide(PgStore.layer({ url: database.url })))
+    }).pipe(Effect.provide(PgStore.layer({ url: database.url, poolSize: 1 })))
   )
   instances = await Promise.all(Array.from({ length: INSTANCES }, () => serve(database.url)))
 }, 120_000)
@@ -175,7 +175,7 @@ describe(`${INSTANCES} stint serve processes on one database`, () => {
       memberships: workers.map((w) => ({ workspaceId: world.ids.workspace, userId: w.userId, role: "member" })),
       assignments: workers.map((w) => ({ projectId: world.ids.website, userId: w.userId })),
       apiKeys: workers.map((w) => ({ key: w.key, userId: w.userId, workspaceId: world.ids.workspace }))
-    }).pipe(Effect.provide(PgStore.layer({ url: database.url }))))
+    }).pipe(Effect.provide(PgStore.layer({ url: database.url, poolSize: 1 }))))
     const answers: Array<Answer> = []
     const started: Array<string> = []
     const stoppedIds: Array<string> = []

@@ -31,7 +31,7 @@ export const databaseLayer: Layer.Layer<TestDatabase> = Layer.scoped(
     const database = yield* freshDatabaseScoped
     const pool = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const pool = new pg.Pool({ connectionString: database.url, max: 4 })
+        const pool = new pg.Pool({ connectionString: database.url, max: 3 })
         pool.on("error", () => undefined)
         return pool
       }),
@@ -46,10 +46,13 @@ export const databaseLayer: Layer.Layer<TestDatabase> = Layer.scoped(
   })
 )
 
-/** The store on the test database (options besides the address may be given), and the database. */
+/**
+ * The store on the test database, and the database. Pools are small unless a test asks for more, so that test files
+ * running in parallel stay well within a server's `max_connections` (100 by default).
+ */
 export const storeLayer = (options: Omit<PgStore.Options, "url"> = {}): Layer.Layer<Store.Store | TestDatabase, unknown> =>
   Layer.provideMerge(
-    Layer.unwrapEffect(Effect.map(TestDatabase, (db) => PgStore.layer({ ...options, url: db.url }))),
+    Layer.unwrapEffect(Effect.map(TestDatabase, (db) => PgStore.layer({ poolSize: 4, ...options, url: db.url }))),
     databaseLayer
   )
 
