@@ -63,15 +63,13 @@ const make = (options: Options) =>
       writeSync(fd, JSON.stringify(change) + "\n")
       apply(tables, change)
     }
-    const write = (message: string, change: () => Change | undefined) =>
-      Effect.try({
-        try: () => {
-          const next = change()
-          if (next !== undefined) commit(next)
-        },
-        catch: storeError(message)
-      })
-    const read = <A>(message: string, f: () => A) => Effect.try({ try: f, catch: storeError(message) })
+    /**
+     * One synchronous step: whatever `f` checks and commits happens without another fiber in between (JavaScript
+     * runs it to the end), so a check and the write that depends on it are atomic.
+     */
+    const step = <A>(message: string, f: (commit: (change: Change) => void) => A) =>
+      Effect.try({ try: () => f(commit), catch: storeError(message) })
+    const read = <A>(message: string, f: () => A) => step(message, () => f())
 
     // -- joins --------------------------------------------------------------------------------------------------------
     const must = <A>(value: A | undefined, what: string): A => {
@@ -168,13 +166,9 @@ const make = (options: Options) =>
           hits.set(keyId, decision.hits)
           return decision.accepted
         }),
-      cursorSecret: Effect.suspend(() => {
-        if (tables.secret !== undefined) return Effect.succeed(tables.secret)
-        const secret = randomBytes(32)
-        return Effect.as(
-          write("cannot store the cursor secret", () => ({ kind: "secret", hex: secret.toString("hex") })),
-          Uint8Array.from(secret)
-        )
+      cursorSecret: step("cannot store the cursor secret", (commit) => {
+        if (tables.secret === undefined) commit({ kind: "secret", hex: randomBytes(32).toString("hex") })
+        return must(tables.secret, "the cursor secret")
       }),
       listClients: (scope) =>
         read("cannot list clients", () =>
@@ -196,10 +190,10 @@ const make = (options: Options) =>
             )
             .map(projectRecord)),
       createProject: (project) =>
-        Effect.suspend(() => {
+        step("cannot create the project", (commit) => {
           const client = tables.clients.get(project.clientId)
           if (client === undefined || client.workspaceId !== project.workspaceId || client.archived) {
-            return Effect.succeedNone
+            return Option.none()
           }
           const row: Records.ProjectRow = {
             id: project.id,
@@ -214,10 +208,8 @@ const make = (options: Options) =>
             userId: project.creatorUserId,
             payRateCents: project.creatorRateCents
           }
-          return Effect.as(
-            write("cannot create the project", () => ({ kind: "project", project: row, assignment })),
-            Option.some(projectRecord(row))
-          )
+          commit({ kind: "project", project: row, assignment })
+          return Option.some(projectRecord(row))
         }),
       findActiveEntry: (scope) => read("cannot read the active entry", () => activeOf(scope)),
       listEntries: (scope, query) =>
@@ -236,12 +228,12 @@ const make = (options: Options) =>
         lockOf(scope).withPermits(1)(Effect.suspend(() => {
           const staged: Staged = {}
           return Effect.tap(body(transaction(scope, staged)), () =>
-            write("cannot commit the timer transaction", () => {
+            step("cannot commit the timer transaction", (commit) => {
               const changes = staged.changes
-              if (changes === undefined) return undefined
+              if (changes === undefined) return
               const clash = secondActive(tables, scope, changes)
               if (clash !== undefined) throw new Error(clash)
-              return { kind: "timer", scope, changes }
+              commit({ kind: "timer", scope, changes })
             }))
         })),
       admin: {
@@ -267,36 +259,31 @@ const make = (options: Options) =>
             assignments: refs.assignments.filter((a) => isAssigned(a.projectId, a.userId))
           })),
         insert: (dataset) =>
-          Effect.suspend((): Effect.Effect<void, Errors.StoreError | Errors.RecordConflict> => {
-            const problem = conflict(tables, dataset)
-            return problem !== undefined
-              ? Effect.fail(new Errors.RecordConflict(problem))
-              : write("cannot insert the dataset", () => ({ kind: "dataset", dataset }))
-          }),
+          Effect.flatMap(
+            step("cannot insert the dataset", (commit) => {
+              const problem = conflict(tables, dataset)
+              if (problem === undefined) commit({ kind: "dataset", dataset })
+              return problem
+            }),
+            (problem) => problem === undefined ? Effect.void : Effect.fail(new Errors.RecordConflict(problem))
+          ),
         setArchived: (entity, id, archived) =>
-          Effect.suspend(() => {
+          step("cannot archive", (commit) => {
             const exists = entity === "client" ? tables.clients.has(id) : tables.projects.has(id)
-            return Effect.as(
-              write("cannot archive", () => exists ? { kind: "archive", entity, id, archived } : undefined),
-              exists
-            )
+            if (exists) commit({ kind: "archive", entity, id, archived })
+            return exists
           }),
         removeMembership: (scope) =>
-          Effect.suspend(() => {
+          step("cannot remove the membership", (commit) => {
             const exists = tables.memberships.has(pairKey(scope.workspaceId, scope.userId))
-            return Effect.as(
-              write("cannot remove the membership", () => exists ? { kind: "removeMembership", scope } : undefined),
-              exists
-            )
+            if (exists) commit({ kind: "removeMembership", scope })
+            return exists
           }),
         revokeApiKey: (id, at) =>
-          Effect.suspend(() => {
+          step("cannot revoke the key", (commit) => {
             const key = tables.apiKeys.get(id)
-            return Effect.as(
-              write("cannot revoke the key", () =>
-                key !== undefined && key.revokedAt === null ? { kind: "revoke", id, at } : undefined),
-              key !== undefined
-            )
+            if (key !== undefined && key.revokedAt === null) commit({ kind: "revoke", id, at })
+            return key !== undefined
           }),
         listApiKeys: (filter) =>
           read("cannot list API keys", () =>
