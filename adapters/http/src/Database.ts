@@ -123,15 +123,11 @@ export const layer = (
 ): Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid | ConfigError.ConfigError> =>
   Layer.unwrapEffect(Effect.map(parse(url), (target) => {
     switch (target._tag) {
-      case "Sqlite": {
-        const options = { filename: target.filename }
-        return Layer.unwrapEffect(Effect.as(SqliteStore.migrate(options), SqliteStore.layer(options)))
-      }
+      // Each store applies pending migrations when its layer is built.
+      case "Sqlite":
+        return SqliteStore.layer({ filename: target.filename })
       case "Postgres":
-        return Layer.unwrapEffect(Effect.map(pgTuning, (tuning) => {
-          const options = { url: target.url, ...tuning }
-          return Layer.unwrapEffect(Effect.as(PgStore.migrate(options), PgStore.layer(options)))
-        }))
+        return Layer.unwrapEffect(Effect.map(pgTuning, (tuning) => PgStore.layer({ url: target.url, ...tuning })))
     }
   }))
 
