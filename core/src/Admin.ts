@@ -38,6 +38,16 @@ export const createUser = (input: { readonly id?: string; readonly name: string;
   })
 
 /**
+ * Whether the store holds any workspace (an empty store is where a demo may be seeded).
+ *
+ * @since 0.1.0
+ */
+export const hasWorkspaces: Effect.Effect<boolean, StoreError, Store> = Effect.flatMap(
+  Store,
+  (store) => store.admin.hasWorkspaces
+)
+
+/**
  * Makes a user a member of a workspace with a role and a default pay rate (default 0).
  *
  * @since 0.1.0

@@ -266,6 +266,8 @@ export const make = Effect.gen(function*() {
       })),
 
     admin: {
+      hasWorkspaces: Effect.sync(() => t.workspaces.size > 0),
+
       lookup: (refs) =>
         Effect.sync(() => {
           return {

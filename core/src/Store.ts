@@ -21,6 +21,25 @@
  * Adapters never let their own errors escape: every failure is a `StoreError` (or, on the admin side, a
  * `RecordConflict` for a uniqueness rule the database enforced).
  *
+ * What else an adapter must know:
+ *
+ * - Lists (`listClients`, `listProjects`, `lookup`'s arrays) may come back in any order: the core sorts. Entries
+ *   (`listEntries`) must come in (`startedAt` desc, `id` desc) order, strictly after `after`.
+ * - In a timer transaction `write` is called at most once, after `read`. If `body` fails (before or after `write`),
+ *   nothing it wrote may remain.
+ * - `cursorSecret` must be the same for every instance on the store and survive restarts, or issued cursors stop
+ *   working.
+ * - `admin.insert` must refuse, with `RecordConflict` and nothing written, a row whose id is taken (any kind), an API
+ *   key digest that is taken, a second membership of a user in a workspace, a second assignment of a user to a
+ *   project, and a second active entry for a user in a workspace. The core checks these against `lookup` first; the
+ *   store's own constraints catch what changed in between.
+ * - A store is a layer providing this tag; the conformance kit (`@stint/conformance`) checks one:
+ *
+ * ```ts
+ * export const layer = (options: Options): Layer.Layer<Store, StoreError> =>
+ *   Layer.scoped(Store, Effect.map(open(options), (db): Store["Type"] => ({ findApiKey: …, … })))
+ * ```
+ *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
@@ -106,6 +125,8 @@ export interface TimerTransaction {
  * @since 0.1.0
  */
 export interface AdminStore {
+  /** Whether the store holds any workspace at all (`stint serve --demo` seeds only an empty store). */
+  readonly hasWorkspaces: Effect.Effect<boolean, StoreError>
   /** Which of the referenced ids and pairs already exist. */
   readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError>
   /** Inserts every row in one transaction; nothing is written on failure. */

@@ -14,7 +14,6 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as WorkspaceProbe from "./internal/workspaceProbe.js"
 
 /**
  * The address used when neither `--database` nor `STINT_DATABASE_URL` is given.
@@ -42,7 +41,9 @@ export class DatabaseUrlInvalid extends Schema.TaggedError<DatabaseUrlInvalid>()
  *
  * @since 0.1.0
  */
-export type Target = WorkspaceProbe.Target
+export type Target =
+  | { readonly _tag: "Sqlite"; readonly filename: string }
+  | { readonly _tag: "Postgres"; readonly url: string }
 
 /**
  * Hides the password of a URL-shaped address (`postgres://user:secret@host` → `postgres://user:***@host`).
@@ -138,12 +139,3 @@ export const layer = (
  */
 export const layerConfig: Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid | ConfigError.ConfigError> =
   Layer.unwrapEffect(Effect.map(urlConfig, layer))
-
-/**
- * Whether the database at `url` holds any workspace (for `serve --demo`). Call it after the database was migrated.
- * The `Store` port has no such question, so this reads the adapters' `workspaces` table directly.
- *
- * @since 0.1.0
- */
-export const hasWorkspace = (url: string): Effect.Effect<boolean, Errors.StoreError | DatabaseUrlInvalid> =>
-  Effect.flatMap(parse(url), WorkspaceProbe.hasWorkspace)

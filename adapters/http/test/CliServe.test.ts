@@ -109,6 +109,18 @@ describe("--demo", () => {
     expect(((await stillWorks.json()) as { clients: Array<unknown> }).clients).toHaveLength(1)
   })
 
+  it("two servers starting --demo on one empty database at once create one demo workspace", async () => {
+    const db = freshDb()
+    const servers = await Promise.all([
+      start(["--demo", "--port", "0", "--database", db]),
+      start(["--demo", "--port", "0", "--database", db])
+    ])
+    const announced = servers.filter((server) => server.lines.some((line) => line.startsWith("curl ")))
+    expect(announced).toHaveLength(1)
+    const listed = await stintJson(["keys", "list", "--database", db]) as { apiKeys: Array<{ workspaceId: string }> }
+    expect(listed.apiKeys.map((k) => k.workspaceId)).toEqual([Demo.DEMO_WORKSPACE_ID])
+  })
+
   it("on a database that already holds a workspace creates nothing", async () => {
     const db = await seeded()
     const server = await start(["--demo", "--port", "0", "--database", db])

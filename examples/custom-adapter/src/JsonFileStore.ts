@@ -237,6 +237,7 @@ const make = (options: Options) =>
             }))
         })),
       admin: {
+        hasWorkspaces: read("cannot look for workspaces", () => tables.workspaces.size > 0),
         lookup: (refs) =>
           read("cannot look up records", (): Records.ExistingRecords => ({
             workspaceIds: refs.workspaceIds.filter((id) => tables.workspaces.has(id)),

@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, Fixture, Ids, type Store } from "@stint/core"
+import { Admin, type Errors, Fixture, Ids, type Store } from "@stint/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 
@@ -22,28 +22,43 @@ export interface Demo {
 }
 
 /**
- * Creates the demo records in one transaction unless the database already holds a workspace.
+ * The demo workspace's id: the same everywhere, so that two servers starting `--demo` on one empty database at the
+ * same moment cannot both create one (the second finds the id taken and creates nothing).
  *
  * @since 0.1.0
  */
-export const ensure = <E>(
-  hasWorkspace: Effect.Effect<boolean, E>
-): Effect.Effect<Option.Option<Demo>, E | Errors.AdminError, Store.Store> =>
-  Effect.gen(function*() {
-    if (yield* hasWorkspace) return Option.none()
-    const [workspaceId, userId, clientId, projectId] = yield* Effect.all([Ids.next, Ids.next, Ids.next, Ids.next])
-    const summary = yield* Fixture.load({
-      workspaces: [{ id: workspaceId, name: "Demo workspace" }],
-      users: [{ id: userId, name: "Demo Owner", email: "owner@example.com" }],
-      memberships: [{ workspaceId, userId, role: "owner", payRateCents: 5000 }],
-      clients: [{ id: clientId, workspaceId, name: "Demo client" }],
-      projects: [{ id: projectId, clientId, name: "Demo project" }],
-      assignments: [{ projectId, userId }],
-      apiKeys: [{ userId, workspaceId }]
-    })
-    const [key] = summary.apiKeys
-    return key === undefined ? Option.none() : Option.some({ workspaceId, userId, clientId, projectId, key: key.key })
-  })
+export const DEMO_WORKSPACE_ID = "0190a6b2-de70-7000-8000-000000000001"
+
+/**
+ * Creates the demo records in one transaction unless the store already holds a workspace.
+ *
+ * @since 0.1.0
+ */
+export const ensure: Effect.Effect<Option.Option<Demo>, Errors.AdminError, Store.Store> = Effect.gen(function*() {
+  if (yield* Admin.hasWorkspaces) return Option.none()
+  const workspaceId = DEMO_WORKSPACE_ID
+  const [userId, clientId, projectId] = yield* Effect.all([Ids.next, Ids.next, Ids.next])
+  const loaded = yield* Fixture.load({
+    workspaces: [{ id: workspaceId, name: "Demo workspace" }],
+    users: [{ id: userId, name: "Demo Owner", email: "owner@example.com" }],
+    memberships: [{ workspaceId, userId, role: "owner", payRateCents: 5000 }],
+    clients: [{ id: clientId, workspaceId, name: "Demo client" }],
+    projects: [{ id: projectId, clientId, name: "Demo project" }],
+    assignments: [{ projectId, userId }],
+    apiKeys: [{ userId, workspaceId }]
+  }).pipe(
+    Effect.map(Option.some),
+    // Another server created the demo workspace between our check and our write: nothing to do.
+    Effect.catchIf(
+      (error) =>
+        error._tag === "RecordConflict" ||
+        (error._tag === "AdminInputInvalid" && error.path === "$.workspaces[0].id"),
+      () => Effect.succeed(Option.none())
+    )
+  )
+  const key = Option.flatMap(loaded, (summary) => Option.fromNullable(summary.apiKeys[0]))
+  return Option.map(key, (k) => ({ workspaceId, userId, clientId, projectId, key: k.key }))
+})
 
 /**
  * The host to put in a URL a client can call: a wildcard address becomes loopback, IPv6 gets brackets.

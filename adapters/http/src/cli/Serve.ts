@@ -95,7 +95,7 @@ export const command = Command.make("serve", { host, port, database, demo }, (op
     // The configuration is checked before the database is opened.
     const settings = yield* settingsConfig
     yield* Effect.gen(function*() {
-      const demo = options.demo ? Option.some(yield* Demo.ensure(Database.hasWorkspace(options.database))) : Option.none()
+      const demo = options.demo ? Option.some(yield* Demo.ensure) : Option.none()
       const demoLines = (baseUrl: string) =>
         Option.match(demo, {
           onNone: () => [],

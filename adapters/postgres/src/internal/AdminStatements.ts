@@ -191,3 +191,6 @@ export const listApiKeys = (filter: { readonly workspaceId?: string | undefined;
 /** The user and workspace of an entry. */
 export const findEntryScope = (entryId: string): Compiled =>
   compile(sql`SELECT workspace_id AS "workspaceId", user_id AS "userId" FROM time_entries WHERE id = ${entryId}`)
+
+/** Whether any workspace exists. */
+export const hasWorkspaces: Compiled = compile(sql`SELECT EXISTS (SELECT 1 FROM workspaces) AS found`)

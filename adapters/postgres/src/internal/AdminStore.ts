@@ -61,6 +61,11 @@ const ok = (rows: ReadonlyArray<Rows.Row>) => rows.length > 0
 
 /** The admin side of the store on `pool`. */
 export const make = (pool: pg.Pool): AdminStore => ({
+  hasWorkspaces: Effect.map(
+    retryTransient(query(pool, "hasWorkspaces", AdminStatements.hasWorkspaces)),
+    (rows) => rows[0]?.["found"] === true
+  ),
+
   lookup: (refs) =>
     Effect.flatMap(retryTransient(query(pool, "lookup", AdminStatements.lookup(refs))), (rows) =>
       Rows.read("lookup", (): ExistingRecords => {

@@ -107,6 +107,11 @@ const changed = (what: string) => (statement: Effect.Effect<ReadonlyArray<unknow
 
 /** The admin side of the SQLite store. */
 export const makeAdmin = (sql: SqlClient.SqlClient): AdminStore => ({
+  hasWorkspaces: sql<{ readonly found: number }>`SELECT EXISTS (SELECT 1 FROM workspaces) AS found`.pipe(
+    orStoreError("looking for a workspace"),
+    Effect.map((rows) => rows[0]?.found === 1)
+  ),
+
   lookup: lookup(sql),
 
   insert: insertDataset(sql),
