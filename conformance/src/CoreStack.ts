@@ -9,6 +9,7 @@ import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Widen from "./internal/Widen.js"
 import * as ManualClock from "./ManualClock.js"
 import { errorStatus, successStatus } from "./SpecTable.js"
 import type { Backdoor, Capabilities, Definition, OperationName, Outcome, Stack } from "./Stack.js"
@@ -61,7 +62,8 @@ export const make = <R = never, E = never>(
   }
   const make = Effect.gen(function*() {
     const context = yield* Layer.build(layer)
-    const store = Context.get(context, Store.Store)
+    // Pauses between each timer transaction's read and write, so that a missing lock cannot hide.
+    const store = Widen.widen(Context.get(context, Store.Store))
     const manual = ManualClock.make()
     const settings = { ...Settings.defaults, ...options.settings }
     const run = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) =>

@@ -15,6 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as HttpDriver from "./internal/HttpDriver.js"
+import * as Widen from "./internal/Widen.js"
 import * as ManualClock from "./ManualClock.js"
 import type { AdminEvents, Backdoor, Capabilities, Definition, Stack } from "./Stack.js"
 
@@ -42,7 +43,8 @@ export const inProcess = <R = never, E = never>(
   const capabilities: Capabilities = { http: true, controlledClock: true, concurrent: true, multiProcess: false }
   const make = Effect.gen(function*() {
     const context = yield* Layer.build(layer)
-    const store = Context.get(context, Store.Store)
+    // Pauses between each timer transaction's read and write, so that a missing lock cannot hide.
+    const store = Widen.widen(Context.get(context, Store.Store))
     const manual = ManualClock.make()
     const settings = { ...Settings.defaults, ...options.settings }
     const services = Layer.mergeAll(

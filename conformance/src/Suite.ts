@@ -17,6 +17,7 @@ import * as Laws from "./checks/Laws.js"
 import * as Races from "./checks/Races.js"
 import * as Access from "./examples/Access.js"
 import * as Catalog from "./examples/Catalog.js"
+import * as Fixtures from "./examples/Fixtures.js"
 import * as History from "./examples/History.js"
 import * as Idempotency from "./examples/Idempotency.js"
 import * as Input from "./examples/Input.js"
@@ -67,6 +68,7 @@ const plan = (
       Idempotency.register(h)
       History.register(h)
       Input.register(h)
+      Fixtures.register(h)
     })
   }
   // Clock-dependent rules are checked exactly only where the kit holds the clock; elsewhere they are not registered

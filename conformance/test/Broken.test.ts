@@ -26,6 +26,9 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["a non-atomic start", CoreStack.make(Stores.nonAtomicStart, { backdoor }), ["races"], [
     "races: concurrent starts and stops for one user never make two active entries and execute each key once"
   ]],
+  ["a store with no lock at all", CoreStack.make(Stores.noLock, { backdoor }), ["races"], [
+    "races: concurrent starts and stops for one user never make two active entries and execute each key once"
+  ]],
   ["an idempotency record stored outside the transaction", CoreStack.make(Stores.idempotencyOutsideTransaction, { backdoor }), ["races"], [
     "races: identical idempotent requests in flight at once execute once and answer the same bytes"
   ]],

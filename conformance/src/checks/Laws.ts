@@ -14,9 +14,18 @@ import type { Harness } from "../internal/Harness.js"
 import type { OperationName, Stack } from "../Stack.js"
 import * as World from "../World.js"
 
-const property = <A>(arbitrary: fc.Arbitrary<A>, runs: number, body: (value: A) => Effect.Effect<void, unknown>) =>
+const property = <A>(
+  arbitrary: fc.Arbitrary<A>,
+  runs: number,
+  body: (value: A) => Effect.Effect<void, unknown>,
+  examples: ReadonlyArray<A> = []
+) =>
   Effect.promise(() =>
-    fc.assert(fc.asyncProperty(arbitrary, (value) => Effect.runPromise(body(value))), { numRuns: runs, endOnFailure: true })
+    fc.assert(fc.asyncProperty(arbitrary, (value) => Effect.runPromise(body(value))), {
+      numRuns: runs,
+      endOnFailure: true,
+      examples: examples.map((example) => [example])
+    })
   )
 
 const seedEntries = (stack: Stack, world: World.World, starts: ReadonlyArray<number>, projectId: string) =>
@@ -99,10 +108,15 @@ export const register = (h: Harness, options: { readonly runs: number }): void =
       const now = yield* stack.clock.now
       // 25 entries: every limit up to the default 20 leaves a next page, so every binding issues a cursor.
       yield* seedEntries(stack, world, Array.from({ length: 25 }, (_, i) => now - (i % 4) * 1000), world.projects.website)
-      const second = yield* Effect.orDie(stack.seed({
-        apiKeys: [{ key: World.newKey(), userId: world.users.member, workspaceId: world.workspace }]
-      }))
-      const keys = [world.keys.member, second.apiKeys[0]?.key ?? ""]
+      // Two keys of the member, fresh for every case so that long runs stay under each key's rate limit.
+      const keyPair = Effect.suspend(() =>
+        Effect.map(
+          Effect.orDie(stack.seed({
+            apiKeys: [0, 1].map(() => ({ key: World.newKey(), userId: world.users.member, workspaceId: world.workspace }))
+          })),
+          (summary) => summary.apiKeys.map((k) => k.key)
+        )
+      )
       interface Binding {
         readonly key: number
         readonly project: string | undefined
@@ -121,8 +135,30 @@ export const register = (h: Harness, options: { readonly runs: number }): void =
       }
       // What a cursor is bound to: the key, the filter and the effective limit (20 when omitted).
       const effective = (b: Binding) => JSON.stringify([b.key, b.project ?? null, b.limit ?? 20])
-      yield* property(fc.tuple(binding, binding), options.runs, ([from, to]) =>
+      // The second binding is the first with one thing changed (or nothing, or everything at random), so every kind
+      // of change is tried in every run; each is also pinned as an example.
+      type Change = "none" | "key" | "project" | "limit" | "any"
+      const change = (from: Binding, how: Change, other: Binding): Binding => {
+        switch (how) {
+          case "none":
+            return from
+          case "key":
+            return { ...from, key: 1 - from.key }
+          case "project":
+            return { ...from, project: from.project === undefined ? world.projects.website : undefined }
+          case "limit":
+            return { ...from, limit: from.limit === undefined ? 20 : from.limit === 5 ? 4 : from.limit + 1 }
+          case "any":
+            return other
+        }
+      }
+      const pairs = fc.tuple(binding, fc.constantFrom<Change>("none", "key", "project", "limit", "any"), binding)
+        .map(([from, how, other]) => [from, change(from, how, other)] as const)
+      const base: Binding = { key: 0, project: undefined, limit: 2 }
+      const pinned = (["none", "key", "project", "limit"] as const).map((how) => [base, change(base, how, base)] as const)
+      yield* property(pairs, options.runs, ([from, to]) =>
         Effect.gen(function*() {
+          const keys = yield* keyPair
           const issued = (yield* page(stack, keys[from.key] ?? "", query(from))).nextCursor
           expect(issued).not.toBeNull()
           const outcome = yield* stack.call(
@@ -131,7 +167,7 @@ export const register = (h: Harness, options: { readonly runs: number }): void =
           )
           if (effective(to) === effective(from)) expectSuccess(outcome, "listTimeEntries")
           else expectError(outcome, "INVALID_CURSOR")
-        }))
+        }), pinned)
     }), 300_000)
 
   h.check("bad input of every kind gets the right 400 and never a 5xx", (stack) =>

@@ -81,6 +81,10 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
         }
         const entries = yield* history(stack, key, { limit: 100 })
         expect(entries.length).toBe(starts.length)
+        if (stack.backdoor !== undefined) {
+          // Straight from the store: no duplicate entry hides behind the history's own reads.
+          expect(yield* stack.backdoor.entryCount(world.workspace, world.users.member)).toBe(starts.length)
+        }
         expect(entries.filter((e) => e["status"] === "active").length).toBeLessThanOrEqual(1)
         // One more start leaves exactly one active entry, completing whatever was running.
         const running = entries.find((e) => e["status"] === "active")?.["id"] ?? null
@@ -107,6 +111,9 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
         expect(new Set(outcomes.map((o) => o.text)).size).toBe(1)
         expect(outcomes.filter((o) => o.replayed !== true).length).toBe(1)
         expect((yield* history(stack, world.keys.member)).length).toBe(1)
+        if (stack.backdoor !== undefined) {
+          expect(yield* stack.backdoor.entryCount(world.workspace, world.users.member)).toBe(1)
+        }
         const stops = yield* Effect.all(
           Array.from({ length: 10 }, () =>
             stack.call("stopTimer", as(world.keys.member, { idempotencyKey: "stop", path: { timerId: (outcomes[0]?.body as { timer: { id: string } }).timer.id } }))

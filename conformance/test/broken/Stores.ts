@@ -93,3 +93,15 @@ export const idempotencyOutsideTransaction = broken((store) => ({
       return result
     })
 }))
+
+/**
+ * No lock at all: a read and a write that are each atomic but not together, and no pause of its own. Only the kit's
+ * own widening of the gap between them shows the race.
+ */
+export const noLock = broken((store) => ({
+  withTimerTransaction: (scope, body) =>
+    body({
+      read: (query) => store.withTimerTransaction(scope, (tx) => tx.read(query)),
+      write: (changes) => store.withTimerTransaction(scope, (tx) => tx.write(changes))
+    })
+}))
