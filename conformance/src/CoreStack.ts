@@ -4,13 +4,12 @@
  *
  * @since 0.1.0
  */
-import { Admin, Fixture, Operations, type Request, Settings, Store } from "@stint/core"
+import { Operations, type Request, type Settings, type Store } from "@stint/core"
 import * as Cause from "effect/Cause"
-import * as Context from "effect/Context"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Widen from "./internal/Widen.js"
-import * as ManualClock from "./ManualClock.js"
+import type * as Layer from "effect/Layer"
+import * as InProcess from "./internal/InProcess.js"
 import { errorStatus, successStatus } from "./SpecTable.js"
 import type { Backdoor, Capabilities, Definition, OperationName, Outcome, Stack } from "./Stack.js"
 
@@ -28,7 +27,11 @@ export interface Options<R> {
   readonly concurrent?: boolean | undefined
 }
 
-const handlers: { readonly [K in OperationName]: (request: Request.ApiRequest) => Effect.Effect<unknown, { readonly code: string; readonly message: string; readonly details?: unknown }, Store.Store> } = {
+type Failure = { readonly code: string; readonly message: string; readonly details?: unknown }
+
+const handlers: {
+  readonly [K in OperationName]: (request: Request.ApiRequest) => Effect.Effect<unknown, Failure, Store.Store>
+} = {
   listClients: Operations.listClients,
   listProjects: Operations.listProjects,
   createProject: Operations.createProject,
@@ -60,48 +63,26 @@ export const make = <R = never, E = never>(
     concurrent: options.concurrent ?? true,
     multiProcess: false
   }
-  const make = Effect.gen(function*() {
-    const context = yield* Layer.build(layer)
-    // Pauses between each timer transaction's read and write, so that a missing lock cannot hide.
-    const store = Widen.widen(Context.get(context, Store.Store))
-    const manual = ManualClock.make()
-    const settings = { ...Settings.defaults, ...options.settings }
-    const run = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) =>
-      effect.pipe(
-        Effect.provideService(Store.Store, store),
-        Effect.provideService(Settings.Settings, settings),
-        Effect.withClock(manual.clock)
-      )
-    const adminEvent = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
-    const stack: Stack = {
-      call: (operation, request) =>
-        run(handlers[operation](request)).pipe(
-          Effect.map((result): Outcome => {
-            if (isMutation(operation)) {
-              const mutation = result as Operations.TimerMutation
-              return { status: 200, body: JSON.parse(mutation.json), text: mutation.json, replayed: mutation.replayed }
-            }
-            const text = JSON.stringify(result)
-            return { status: successStatus(operation), body: JSON.parse(text), text }
-          }),
-          Effect.catchAll((error) => Effect.succeed(errorOutcome(error.code, error.message, error.details))),
-          Effect.catchAllDefect((defect) =>
-            Effect.succeed(errorOutcome("INTERNAL_ERROR", Cause.pretty(Cause.die(defect)), {}))
-          )
-        ),
-      seed: (fixture) => run(Fixture.load(fixture)),
-      admin: {
-        setArchived: (entity, id, archived) => adminEvent(Admin.setArchived(entity, id, archived)),
-        removeMembership: (workspaceId, userId) => adminEvent(Admin.removeMembership({ workspaceId, userId })),
-        revokeKey: (keyId) => adminEvent(Admin.revokeApiKey(keyId)),
-        voidEntry: (entryId) => adminEvent(Admin.voidEntry(entryId)),
-        moveEntryStart: (entryId, startedAt) =>
-          adminEvent(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
-      },
-      clock: { now: manual.now, advance: manual.advance },
-      backdoor: options.backdoor?.(context)
-    }
-    return stack
-  })
+  const make = Effect.map(InProcess.make(layer, options.settings), (inProcess): Stack => ({
+    call: (operation, request) =>
+      inProcess.run(handlers[operation](request)).pipe(
+        Effect.map((result): Outcome => {
+          if (isMutation(operation)) {
+            const mutation = result as Operations.TimerMutation
+            return { status: 200, body: JSON.parse(mutation.json), text: mutation.json, replayed: mutation.replayed }
+          }
+          const text = JSON.stringify(result)
+          return { status: successStatus(operation), body: JSON.parse(text), text }
+        }),
+        Effect.catchAll((error) => Effect.succeed(errorOutcome(error.code, error.message, error.details))),
+        Effect.catchAllDefect((defect) =>
+          Effect.succeed(errorOutcome("INTERNAL_ERROR", Cause.pretty(Cause.die(defect)), {}))
+        )
+      ),
+    seed: inProcess.seed,
+    admin: inProcess.admin,
+    clock: { now: inProcess.manual.now, advance: inProcess.manual.advance },
+    backdoor: options.backdoor?.(inProcess.context)
+  }))
   return { capabilities, make }
 }

@@ -7,7 +7,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Admin, Fixture, Settings, Store } from "@stint/core"
+import { Settings, Store } from "@stint/core"
 import { Server } from "@stint/http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -15,8 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as HttpDriver from "./internal/HttpDriver.js"
-import * as Widen from "./internal/Widen.js"
-import * as ManualClock from "./ManualClock.js"
+import * as InProcess from "./internal/InProcess.js"
 import type { AdminEvents, Backdoor, Capabilities, Definition, Stack } from "./Stack.js"
 
 /**
@@ -42,15 +41,11 @@ export const inProcess = <R = never, E = never>(
 ): Definition => {
   const capabilities: Capabilities = { http: true, controlledClock: true, concurrent: true, multiProcess: false }
   const make = Effect.gen(function*() {
-    const context = yield* Layer.build(layer)
-    // Pauses between each timer transaction's read and write, so that a missing lock cannot hide.
-    const store = Widen.widen(Context.get(context, Store.Store))
-    const manual = ManualClock.make()
-    const settings = { ...Settings.defaults, ...options.settings }
+    const inProcess = yield* InProcess.make(layer, options.settings)
     const services = Layer.mergeAll(
-      Layer.succeed(Store.Store, store),
-      Layer.succeed(Settings.Settings, settings),
-      Layer.setClock(manual.clock),
+      Layer.succeed(Store.Store, inProcess.store),
+      Layer.succeed(Settings.Settings, inProcess.settings),
+      Layer.setClock(inProcess.manual.clock),
       // The server's one log line per request is the operator's; the kit's output stays readable without it.
       Logger.minimumLogLevel(LogLevel.None)
     )
@@ -58,23 +53,13 @@ export const inProcess = <R = never, E = never>(
     const address = Context.get(server, HttpServer.HttpServer).address
     if (address._tag !== "TcpAddress") return yield* Effect.dieMessage("the server is not on TCP")
     const baseUrl = `http://127.0.0.1:${address.port}`
-    const run = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) =>
-      effect.pipe(Effect.provideService(Store.Store, store), Effect.withClock(manual.clock))
-    const adminEvent = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
     const stack: Stack = {
       call: (operation, request) =>
         HttpDriver.call(baseUrl, operation, request).pipe(Effect.provide(FetchHttpClient.layer)),
-      seed: (fixture) => run(Fixture.load(fixture)),
-      admin: {
-        setArchived: (entity, id, archived) => adminEvent(Admin.setArchived(entity, id, archived)),
-        removeMembership: (workspaceId, userId) => adminEvent(Admin.removeMembership({ workspaceId, userId })),
-        revokeKey: (keyId) => adminEvent(Admin.revokeApiKey(keyId)),
-        voidEntry: (entryId) => adminEvent(Admin.voidEntry(entryId)),
-        moveEntryStart: (entryId, startedAt) =>
-          adminEvent(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
-      },
-      clock: { now: manual.now, advance: manual.advance },
-      backdoor: options.backdoor?.(context)
+      seed: inProcess.seed,
+      admin: inProcess.admin,
+      clock: { now: inProcess.manual.now, advance: inProcess.manual.advance },
+      backdoor: options.backdoor?.(inProcess.context)
     }
     return stack
   })
