@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import type * as Scope from "effect/Scope"
 import * as HttpDriver from "./internal/HttpDriver.js"
 import * as InProcess from "./internal/InProcess.js"
 import type { AdminEvents, Backdoor, Capabilities, Definition, Stack } from "./Stack.js"
@@ -85,7 +86,7 @@ export interface RemoteOptions {
  *
  * @since 0.1.0
  */
-export const remote = (make: Effect.Effect<RemoteOptions, unknown, import("effect/Scope").Scope>): Definition => ({
+export const remote = (make: Effect.Effect<RemoteOptions, unknown, Scope.Scope>): Definition => ({
   capabilities: { http: true, controlledClock: false, concurrent: true, multiProcess: true },
   make: Effect.map(make, (options): Stack => {
     let next = 0
