@@ -102,7 +102,7 @@ const error = (code: string): Expected => ({ _tag: "Error", code })
  */
 export const authorize = (model: Model, key: ModelKey | undefined, scope: string): Expected => {
   if (key === undefined) return error("INVALID_API_KEY")
-  if (key.revokedAt !== null && key.revokedAt <= model.now) return error("INVALID_API_KEY")
+  if (key.revokedAt !== null) return error("INVALID_API_KEY")
   if (model.now >= key.createdAt + 365 * DAY) return error("INVALID_API_KEY")
   if (!model.memberships.has(pair(key.workspaceId, key.userId))) return error("INVALID_API_KEY")
   const recent = (model.hits.get(key.id) ?? []).filter((at) => at > model.now - 60_000)

@@ -13,8 +13,8 @@ import { AdminInputInvalid, RecordConflict, RecordNotFound, type StoreError } fr
 import * as Fixture from "./Fixture.js"
 import * as Ids from "./Ids.js"
 import type { ApiKeyInfo, EntryRecord, UserScope } from "./Records.js"
-import { parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
-import { Store } from "./Store.js"
+import { isWritableInstant, parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
+import { Store, type TimerChanges } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
 type LoadError = AdminInputInvalid | RecordConflict | StoreError
@@ -156,7 +156,7 @@ export const revokeApiKey = (id: string) =>
 const changeEntry = <E>(
   entryId: string,
   change: (entry: EntryRecord, now: number) => Either.Either<
-    { readonly entry: EntryRecord; readonly moved?: boolean },
+    { readonly changes: TimerChanges; readonly entry: EntryRecord },
     E
   >
 ): Effect.Effect<TimeEntry, E | RecordNotFound | StoreError, Store> =>
@@ -169,15 +169,9 @@ const changeEntry = <E>(
       Effect.gen(function*() {
         const snapshot = yield* tx.read({ entryId: id })
         if (Option.isNone(snapshot.entry)) return yield* new RecordNotFound({ entity: "timeEntry", id: entryId })
-        const now = yield* Clock.currentTimeMillis
-        const changed = yield* change(snapshot.entry.value, now)
-        const after = changed.entry
-        yield* tx.write(
-          changed.moved === true
-            ? { moveStart: { id, startedAt: after.startedAt } }
-            : { finish: { id, status: after.status === "voided" ? "voided" : "completed", endedAt: after.endedAt ?? now } }
-        )
-        return TimerRules.toTimeEntry(after)
+        const changed = yield* change(snapshot.entry.value, yield* Clock.currentTimeMillis)
+        yield* tx.write(changed.changes)
+        return TimerRules.toTimeEntry(changed.entry)
       })
     )
   })
@@ -191,7 +185,8 @@ export const voidEntry = (entryId: string) =>
   changeEntry(entryId, (entry, now) =>
     Either.match(TimerRules.voidEntry(entry, now), {
       onLeft: (reason) => Either.left(new RecordConflict({ entity: "timeEntry", id: entry.id, reason })),
-      onRight: (finish) => Either.right({ entry: { ...entry, status: finish.status, endedAt: finish.endedAt } })
+      onRight: (finish) =>
+        Either.right({ changes: { finish }, entry: { ...entry, status: finish.status, endedAt: finish.endedAt } })
     }))
 
 /**
@@ -203,12 +198,15 @@ export const voidEntry = (entryId: string) =>
 export const moveEntryStart = (entryId: string, startedAt: string) =>
   Effect.gen(function*() {
     const at = parseTimestamp(startedAt)
-    if (at === undefined) {
-      return yield* new AdminInputInvalid({ path: "$.startedAt", message: "must be an RFC 3339 timestamp" })
+    if (at === undefined || !isWritableInstant(at)) {
+      return yield* new AdminInputInvalid({
+        path: "$.startedAt",
+        message: "must be an RFC 3339 timestamp within the years 0000 to 9999 in UTC"
+      })
     }
     return yield* changeEntry(entryId, (entry, now) =>
       Either.match(TimerRules.moveStart(entry, at, now), {
         onLeft: (reason) => Either.left(new AdminInputInvalid({ path: "$.startedAt", message: reason })),
-        onRight: () => Either.right({ entry: { ...entry, startedAt: at }, moved: true })
+        onRight: (moveStart) => Either.right({ changes: { moveStart }, entry: { ...entry, startedAt: at } })
       }))
   })

@@ -62,7 +62,8 @@ export const fromAuthorization = (header: string | undefined): Option.Option<str
  * @since 0.1.0
  */
 export const refusal = (key: KeyRecord, now: number): Option.Option<"revoked" | "expired" | "not a member"> => {
-  if (key.revokedAt !== null && key.revokedAt <= now) return Option.some("revoked")
+  // A revocation takes effect at once, whatever time it carries (a server whose clock runs behind still refuses).
+  if (key.revokedAt !== null) return Option.some("revoked")
   if (now >= key.createdAt + LIFETIME_MILLIS) return Option.some("expired")
   if (key.membership === null) return Option.some("not a member")
   return Option.none()

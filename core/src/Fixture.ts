@@ -19,6 +19,7 @@ import {
   Color,
   DEFAULT_COLOR,
   EntryStatus,
+  isWritableInstant,
   NonEmptyName,
   Note,
   parseTimestamp,
@@ -298,7 +299,7 @@ export const toDataset = (
         workspaceId: lower(k.workspaceId),
         scopes: SCOPES.filter((scope) => (k.scopes ?? SCOPES).includes(scope)),
         createdAt,
-        revokedAt: k.revoked === true ? Math.max(createdAt, generated.now) : null
+        revokedAt: k.revoked === true ? generated.now : null
       })
     }
 
@@ -316,6 +317,10 @@ export const toDataset = (
       yield* need(workspaceId === lower(e.workspaceId), `${at}.projectId`, "project is in another workspace")
       const startedAt = parseTimestamp(e.startedAt) ?? 0
       const endedAt = e.endedAt === undefined || e.endedAt === null ? null : parseTimestamp(e.endedAt) ?? 0
+      yield* need(isWritableInstant(startedAt), `${at}.startedAt`, "is outside the years 0000 to 9999 in UTC")
+      if (endedAt !== null) {
+        yield* need(isWritableInstant(endedAt), `${at}.endedAt`, "is outside the years 0000 to 9999 in UTC")
+      }
       if (e.status === "active") {
         yield* need(endedAt === null, `${at}.endedAt`, "must be null while the entry is active")
         const key = pair(workspaceId, lower(e.userId))

@@ -300,6 +300,13 @@ export const make = Effect.gen(function*() {
             taken(t.apiKeys, dataset.apiKeys.map((k) => k.id), "apiKey") ??
             taken(t.entries, dataset.timeEntries.map((e) => e.id), "timeEntry")
           if (conflict !== undefined) return Effect.fail(conflict)
+          const digests = new Set([...t.apiKeys.values()].map((k) => k.digest))
+          for (const key of dataset.apiKeys) {
+            if (digests.has(key.digest)) {
+              return Effect.fail(new RecordConflict({ entity: "apiKey", id: key.id, reason: "key already exists" }))
+            }
+            digests.add(key.digest)
+          }
           const active = dataset.timeEntries.find((e) => e.status === "active" && activeOf(e) !== undefined)
           if (active !== undefined) {
             return Effect.fail(new RecordConflict({ entity: "timeEntry", id: active.id, reason: "second active entry" }))

@@ -7,24 +7,17 @@
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
-import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
-import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Access from "./Access.js"
-import * as ApiKey from "./ApiKey.js"
+import * as Authentication from "./Authentication.js"
 import * as Cursor from "./Cursor.js"
 import {
-  ApiKeyRateLimited,
   Forbidden,
   IdempotencyConflict,
   IdempotencyKeyRequired,
-  InsufficientScope,
-  InvalidApiKey,
   InvalidCursor,
   type ProjectNotFound,
   ResourceNotFound,
@@ -46,8 +39,6 @@ import {
   type ListProjectsResponse,
   ListProjectsQuery,
   ListTimeEntriesQuery,
-  type Role,
-  type Scope,
   StartTimerBody,
   type TimeEntriesPage,
   TimerMutationResponse,
@@ -57,86 +48,7 @@ import { Settings } from "./Settings.js"
 import { Store, type TimerSnapshot } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
-/**
- * The authenticated caller: an API key, its user and workspace, and the user's current membership.
- *
- * @since 0.1.0
- */
-export interface Principal extends UserScope {
-  readonly keyId: string
-  readonly scopes: ReadonlyArray<Scope>
-  readonly role: Role
-  /** The membership's default pay rate. */
-  readonly payRateCents: number
-}
-
-/**
- * The id of the API key the current request authenticated with, once it has (also for requests then refused with 429
- * or 403). Transports read it after an operation to log which key made a request, never the key itself.
- *
- * @since 0.1.0
- */
-export const authenticatedKeyId: FiberRef.FiberRef<Option.Option<string>> = FiberRef.unsafeMake<Option.Option<string>>(
-  Option.none()
-)
-
-/**
- * Checks 2 to 4 of the order: the key (401), the rate limit (429, counting every authenticated request that is not
- * refused with 429), the scope (403).
- *
- * @since 0.1.0
- */
-export const authenticate = (
-  request: ApiRequest,
-  scope: Scope
-): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError, Store> =>
-  Effect.gen(function*() {
-    const presented = ApiKey.fromAuthorization(request.authorization)
-    if (Option.isNone(presented)) {
-      return yield* new InvalidApiKey({
-        message: request.authorization === undefined
-          ? "Send your API key as \"Authorization: Bearer <key>\"."
-          : "The API key is malformed."
-      })
-    }
-    const store = yield* Store
-    const found = yield* store.findApiKey(yield* ApiKey.digest(presented.value))
-    const now = yield* Clock.currentTimeMillis
-    const membership = Option.isSome(found) && Option.isNone(ApiKey.refusal(found.value, now))
-      ? found.value.membership
-      : null
-    if (Option.isNone(found) || membership === null) {
-      return yield* new InvalidApiKey({
-        message: "The API key is unknown, expired, revoked, or no longer valid for its workspace."
-      })
-    }
-    const key = found.value
-    yield* FiberRef.set(authenticatedKeyId, Option.some(key.id))
-    const settings = yield* Settings
-    if (!(yield* store.consumeRateLimit(key.id, now, settings.rateLimit))) {
-      return yield* new ApiKeyRateLimited({
-        message: `At most ${settings.rateLimit.limit} requests per ${
-          settings.rateLimit.windowMillis / 1000
-        } seconds per API key.`
-      })
-    }
-    if (!ApiKey.hasScope(key, scope)) {
-      return yield* new InsufficientScope({
-        message: `The API key lacks the "${scope}" scope.`,
-        details: { requiredScope: scope }
-      })
-    }
-    return {
-      keyId: key.id,
-      userId: key.userId,
-      workspaceId: key.workspaceId,
-      scopes: key.scopes,
-      role: membership.role,
-      payRateCents: membership.payRateCents
-    }
-  })
-
-const scopeOf = (principal: Principal): UserScope => ({
+const scopeOf = (principal: Authentication.Principal): UserScope => ({
   workspaceId: principal.workspaceId,
   userId: principal.userId
 })
@@ -154,7 +66,7 @@ const NoQuery = Schema.Struct({})
  */
 export const listClients = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "clients:read")
+    const principal = yield* Authentication.authenticate(request, "clients:read")
     yield* decodeQuery(request.query, NoQuery)
     const clients = yield* (yield* Store).listClients(scopeOf(principal))
     const response: ListClientsResponse = {
@@ -171,7 +83,7 @@ export const listClients = (request: ApiRequest) =>
  */
 export const listProjects = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "projects:read")
+    const principal = yield* Authentication.authenticate(request, "projects:read")
     const query = yield* decodeQuery(request.query, ListProjectsQuery)
     const projects = yield* (yield* Store).listProjects(scopeOf(principal), query.clientId.toLowerCase())
     const response: ListProjectsResponse = {
@@ -188,7 +100,7 @@ export const listProjects = (request: ApiRequest) =>
  */
 export const createProject = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "projects:write")
+    const principal = yield* Authentication.authenticate(request, "projects:write")
     yield* decodeQuery(request.query, NoQuery)
     const body = yield* decodeBody(request.body, CreateProjectBody)
     if (!Access.isManager(principal.role)) {
@@ -225,7 +137,7 @@ export const createProject = (request: ApiRequest) =>
  */
 export const getActiveTimer = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "timers:read")
+    const principal = yield* Authentication.authenticate(request, "timers:read")
     yield* decodeQuery(request.query, NoQuery)
     const active = yield* (yield* Store).findActiveEntry(scopeOf(principal))
     const now = yield* Clock.currentTimeMillis
@@ -242,15 +154,23 @@ export const getActiveTimer = (request: ApiRequest) =>
  * @since 0.1.0
  */
 export interface TimerMutation {
-  readonly response: TimerMutationResponse
+  /** The exact JSON to send: the stored bytes when replayed. */
   readonly json: string
   readonly replayed: boolean
+  /** The response as a value, decoded from `json` when read (transports send `json` and never pay for it). */
+  readonly response: TimerMutationResponse
 }
-
-class StillInFlight extends Data.TaggedError("StillInFlight")<{}> {}
 
 const encodeMutation = Schema.encodeSync(TimerMutationResponse)
 const decodeMutation = Schema.decodeUnknownSync(Schema.parseJson(TimerMutationResponse))
+
+const mutation = (json: string, replayed: boolean): TimerMutation => ({
+  json,
+  replayed,
+  get response() {
+    return decodeMutation(json)
+  }
+})
 
 /**
  * Check 5: the `Idempotency-Key` header.
@@ -271,7 +191,7 @@ const requireIdempotencyKey = (request: ApiRequest) =>
  * together with the stored response.
  */
 const mutate = <E>(
-  principal: Principal,
+  principal: Authentication.Principal,
   key: string,
   input: Idempotency.Input,
   query: { readonly entryId?: string; readonly projectId?: string },
@@ -288,7 +208,7 @@ const mutate = <E>(
     const store = yield* Store
     const settings = yield* Settings
     const fingerprint = yield* Idempotency.fingerprint(input)
-    const attempt = store.withTimerTransaction(scopeOf(principal), (tx) =>
+    return yield* store.withTimerTransaction(scopeOf(principal), (tx) =>
       Effect.gen(function*() {
         const snapshot = yield* tx.read({ idempotencyKey: key, ...query })
         const now = yield* Clock.currentTimeMillis
@@ -300,13 +220,15 @@ const mutate = <E>(
         )
         switch (decision._tag) {
           case "Replay":
-            return { response: decodeMutation(decision.response.body), json: decision.response.body, replayed: true }
+            return mutation(decision.response.body, true)
           case "Conflict":
             return yield* new IdempotencyConflict({
               message: "This Idempotency-Key was already used with different input."
             })
           case "InFlight":
-            return yield* new StillInFlight()
+            // Under the scope's lock no other request can be half-way through: a record without a response means
+            // the store does not keep the port's promise.
+            return yield* new StoreError({ message: "an idempotency record without a response under the scope's lock" })
           case "Fresh": {
             const outcome = yield* step(snapshot, now)
             const json = JSON.stringify(encodeMutation(outcome.response))
@@ -316,23 +238,10 @@ const mutate = <E>(
               idempotency: { key, fingerprint, createdAt: now, response: { status: 200, body: json } },
               forgetIdempotencyBefore: now - settings.idempotencyRetentionMillis
             })
-            return { response: outcome.response, json, replayed: false }
+            return mutation(json, false)
           }
         }
       })
-    )
-    // Only stores that reserve keys report a request in flight; wait for it to finish, then decide again.
-    return yield* attempt.pipe(
-      Effect.retry({
-        while: (error) => error instanceof StillInFlight,
-        schedule: Schedule.spaced(Duration.millis(25)).pipe(
-          Schedule.upTo(Duration.millis(settings.inFlightWaitMillis))
-        )
-      }),
-      Effect.catchTag(
-        "StillInFlight",
-        () => new StoreError({ message: "Another request with this Idempotency-Key did not finish in time." })
-      )
     )
   })
 
@@ -344,7 +253,7 @@ const mutate = <E>(
  */
 export const startTimer = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "timers:write")
+    const principal = yield* Authentication.authenticate(request, "timers:write")
     const key = yield* requireIdempotencyKey(request)
     yield* decodeQuery(request.query, NoQuery)
     const body = yield* decodeBody(request.body, StartTimerBody)
@@ -391,7 +300,7 @@ export const startTimer = (request: ApiRequest) =>
  */
 export const stopTimer = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "timers:write")
+    const principal = yield* Authentication.authenticate(request, "timers:write")
     const key = yield* requireIdempotencyKey(request)
     yield* decodeQuery(request.query, NoQuery)
     const timerId = (yield* decodePathParam(request.path, "timerId", Uuid)).toLowerCase()
@@ -422,7 +331,7 @@ export const DEFAULT_PAGE_SIZE = 20
  */
 export const listTimeEntries = (request: ApiRequest) =>
   Effect.gen(function*() {
-    const principal = yield* authenticate(request, "timers:read")
+    const principal = yield* Authentication.authenticate(request, "timers:read")
     const query = yield* decodeQuery(request.query, ListTimeEntriesQuery)
     const store = yield* Store
     const binding: Cursor.Binding = {
@@ -431,9 +340,10 @@ export const listTimeEntries = (request: ApiRequest) =>
       projectId: query.projectId?.toLowerCase() ?? null,
       limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
     }
+    const secret = yield* store.cursorSecret
     let after: Cursor.Position | null = null
     if (query.cursor !== undefined) {
-      const position = yield* Cursor.decode(query.cursor, binding, yield* store.cursorSecret)
+      const position = yield* Cursor.decode(query.cursor, binding, secret)
       if (Option.isNone(position)) {
         return yield* new InvalidCursor({
           message: "The cursor was not issued for this key, workspace, project filter and limit.",
@@ -451,7 +361,7 @@ export const listTimeEntries = (request: ApiRequest) =>
     const page = rows.slice(0, binding.limit)
     const last = page[page.length - 1]
     const nextCursor = rows.length > binding.limit && last !== undefined
-      ? yield* Cursor.encode({ startedAt: last.startedAt, id: last.id }, binding, yield* store.cursorSecret)
+      ? yield* Cursor.encode({ startedAt: last.startedAt, id: last.id }, binding, secret)
       : null
     const response: TimeEntriesPage = { entries: page.map(TimerRules.toTimeEntry), nextCursor }
     return response

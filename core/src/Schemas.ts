@@ -83,6 +83,26 @@ export const parseTimestamp = (input: string): number | undefined => {
   return date.getTime() - offsetMinutes * 60_000
 }
 
+const yearStart = (year: number): number => {
+  const date = new Date(0)
+  date.setUTCFullYear(year, 0, 1)
+  return date.getTime()
+}
+
+/** The first instant Stint can write (`0000-01-01T00:00:00.000Z`). @since 0.1.0 */
+export const MIN_INSTANT = yearStart(0)
+
+/** The last instant Stint can write (`9999-12-31T23:59:59.999Z`). @since 0.1.0 */
+export const MAX_INSTANT = yearStart(10000) - 1
+
+/**
+ * Whether an instant can be written as a Timestamp. An offset can carry a valid date-time out of the four-digit
+ * years once converted to UTC (`9999-12-31T23:00:00-02:00`); such an instant is refused where it would be stored.
+ *
+ * @since 0.1.0
+ */
+export const isWritableInstant = (millis: number): boolean => millis >= MIN_INSTANT && millis <= MAX_INSTANT
+
 /**
  * Writes epoch milliseconds the way Stint always writes timestamps: UTC, `Z`, millisecond precision.
  *

@@ -17,15 +17,12 @@ export interface SettingsShape {
   readonly rateLimit: RateLimit.Policy
   /** How long an idempotency key is remembered. Default: 24 h. */
   readonly idempotencyRetentionMillis: number
-  /** How long a request waits for another in-flight request with the same idempotency key. Default: 10 s. */
-  readonly inFlightWaitMillis: number
 }
 
 /** @since 0.1.0 */
 export const defaults: SettingsShape = {
   rateLimit: RateLimit.defaultPolicy,
-  idempotencyRetentionMillis: DEFAULT_RETENTION_MILLIS,
-  inFlightWaitMillis: 10_000
+  idempotencyRetentionMillis: DEFAULT_RETENTION_MILLIS
 }
 
 /**

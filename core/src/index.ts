@@ -9,6 +9,8 @@
 export * as Access from "./Access.js"
 /** Operator and website operations: create, archive, revoke, void, move, load. @since 0.1.0 */
 export * as Admin from "./Admin.js"
+/** Authentication, rate limit and scope: checks 2 to 4 of every operation. @since 0.1.0 */
+export * as Authentication from "./Authentication.js"
 /** API key format, digest, `Authorization` parsing, expiry and scopes. @since 0.1.0 */
 export * as ApiKey from "./ApiKey.js"
 /** Signed keyset cursors bound to key, workspace, filter and limit. @since 0.1.0 */

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
-import { ApiKey, Errors, Fixture, MemoryStore } from "@stint/core"
+import { ApiKey, Errors, Fixture, MemoryStore, Operations, Store } from "@stint/core"
 
 const id = (n: number) => `0190a6b2-0000-7000-8000-${String(n).padStart(12, "0")}`
 const W = id(1), U = id(2), C = id(3), P = id(4), E = id(5)
@@ -74,6 +74,9 @@ describe("Fixture.load", () => {
     ["bad key", (f) => ({ ...f, apiKeys: [{ ...f.apiKeys[0], key: "stint_short" }] }), "$.apiKeys[0].key"],
     ["bad scope", (f) => ({ ...f, apiKeys: [{ ...f.apiKeys[0], scopes: ["admin"] }] }), "$.apiKeys[0].scopes[0]"],
     ["invalid date", (f) => ({ ...f, timeEntries: [{ ...f.timeEntries[0], startedAt: "2026-02-29T00:00:00Z" }] }), "$.timeEntries[0].startedAt"],
+    // Valid timestamps whose instant leaves the four-digit years in UTC could never be written back.
+    ["an instant past 9999", (f) => ({ ...f, timeEntries: [{ ...f.timeEntries[0], endedAt: "9999-12-31T23:00:00-02:00" }] }), "$.timeEntries[0].endedAt"],
+    ["an instant before 0000", (f) => ({ ...f, timeEntries: [{ ...f.timeEntries[0], startedAt: "0000-01-01T00:30:00+01:00" }] }), "$.timeEntries[0].startedAt"],
     ["duplicate id", (f) => ({ ...f, users: [f.users[0], f.users[0]] }), "$.users[1].id"],
     ["unknown workspace", (f) => ({ ...f, clients: [{ ...f.clients[0], workspaceId: id(99) }] }), "$.clients[0].workspaceId"],
     ["unknown client", (f) => ({ ...f, projects: [{ ...f.projects[0], clientId: id(99) }] }), "$.projects[0].clientId"],
@@ -122,6 +125,28 @@ describe("Fixture.load", () => {
       expect(entry.counts.timeEntries).toBe(1)
       const { tables } = yield* MemoryStore.MemoryDriver
       expect(tables.entries.get(id(12))?.payRateCents).toBe(5000)
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("refuses a revoked key at once, even one created in the future", () =>
+    Effect.gen(function*() {
+      const fixture = { ...valid(), apiKeys: [{ ...valid().apiKeys[0], createdAt: "2099-01-01T00:00:00Z", revoked: true }] }
+      yield* Fixture.load(fixture)
+      const error = yield* Effect.flip(Operations.listClients({ authorization: `Bearer stint_${"a".repeat(43)}` }))
+      expect(error.code).toBe("INVALID_API_KEY")
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("the memory store refuses a taken key digest on insert, like a database's unique index", () =>
+    Effect.gen(function*() {
+      yield* Fixture.load(valid())
+      const store = yield* Store.Store
+      const { tables } = yield* MemoryStore.MemoryDriver
+      const [key] = [...tables.apiKeys.values()]
+      const error = yield* Effect.flip(store.admin.insert({
+        workspaces: [], users: [], memberships: [], clients: [], projects: [], assignments: [], timeEntries: [],
+        apiKeys: key === undefined ? [] : [{ ...key, id: id(77) }]
+      }))
+      expect(error._tag).toBe("RecordConflict")
+      expect(tables.apiKeys.size).toBe(1)
     }).pipe(Effect.provide(MemoryStore.layerMemory)))
 
   it("decodes without a store, pure", () => {

@@ -10,7 +10,7 @@ import type { ServeError } from "@effect/platform/HttpServerError"
 import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { Operations, Store } from "@stint/core"
+import { Authentication, Store } from "@stint/core"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
@@ -227,7 +227,7 @@ export const app: HttpApp.Default<never, Store.Store> = Effect.gen(function*() {
       )
     )
   )
-  const keyId = yield* FiberRef.get(Operations.authenticatedKeyId)
+  const keyId = yield* FiberRef.get(Authentication.authenticatedKeyId)
   const durationMs = Number((yield* Clock.currentTimeNanos) - started) / 1e6
   const annotations = {
     requestId,
