@@ -139,3 +139,20 @@ export const layer = (
  */
 export const layerConfig: Layer.Layer<Store.Store, Errors.StoreError | DatabaseUrlInvalid | ConfigError.ConfigError> =
   Layer.unwrapEffect(Effect.map(urlConfig, layer))
+
+/**
+ * Applies the pending migrations of the database at `url` and closes it (`stint migrate`): nothing else is set up.
+ *
+ * @since 0.1.0
+ */
+export const migrate = (
+  url: string
+): Effect.Effect<void, Errors.StoreError | DatabaseUrlInvalid | ConfigError.ConfigError> =>
+  Effect.flatMap(parse(url), (target) => {
+    switch (target._tag) {
+      case "Sqlite":
+        return SqliteStore.migrate({ filename: target.filename })
+      case "Postgres":
+        return Effect.flatMap(pgTuning, (tuning) => PgStore.migrate({ url: target.url, ...tuning }))
+    }
+  })

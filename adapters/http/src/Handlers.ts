@@ -8,8 +8,6 @@ import * as HttpApi from "@effect/platform/HttpApi"
 import type { Errors, Request, Store } from "@stint/core"
 import { Operations } from "@stint/core"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import { Api, type OperationName } from "./Api.js"
 
 /**
@@ -68,7 +66,6 @@ export interface ApiRoute {
   /** Whether the endpoint declares a request body (createProject, startTimer); other bodies are ignored. */
   readonly readsBody: boolean
   readonly successStatus: number
-  readonly encodeSuccess: (value: unknown) => Effect.Effect<unknown, unknown>
   readonly handler: Handler
 }
 
@@ -89,18 +86,13 @@ export const routes: ReadonlyArray<ApiRoute> = (() => {
       if (!isOperationName(name) || success === undefined) {
         throw new Error(`The endpoint ${name} has no handler or no success response.`)
       }
-      const [successStatus, { ast }] = success
-      const encode = Option.match(ast, {
-        onNone: () => (value: unknown) => Effect.succeed(value),
-        onSome: (ast) => Schema.encodeUnknown(Schema.make<unknown, unknown, never>(ast))
-      })
+      const [successStatus] = success
       found.push({
         name,
         method: endpoint.method,
         template: endpoint.path,
         readsBody: payloads.size > 0,
         successStatus,
-        encodeSuccess: encode,
         handler: handlers[name]
       })
     }

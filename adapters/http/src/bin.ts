@@ -13,6 +13,8 @@ import * as Cli from "./Cli.js"
 
 NodeRuntime.runMain(Cli.run(process.argv).pipe(Effect.provide(NodeContext.layer)), {
   disableErrorReporting: true,
+  // The server installs its own JSON logger; the runtime's pretty logger would print every request a second time.
+  disablePrettyLogger: true,
   teardown: (exit, onExit) =>
     onExit(
       Exit.isSuccess(exit)

@@ -70,6 +70,25 @@ describe("the ready line", () => {
   })
 })
 
+describe("the request log", () => {
+  it("is one JSON line per request on stdout, and nothing else after the ready line", async () => {
+    const db = await seeded()
+    const server = await start(["--port", "0", "--database", db])
+    const ready = server.lines.length
+    const ids = new Set<string>()
+    for (const path of ["/api/v1/clients", "/api/v1/timer", "/nowhere"]) {
+      const response = await fetch(`${server.url}${path}`, { headers: bearer(ownerKey) })
+      ids.add(response.headers.get("x-request-id") ?? "")
+    }
+    // The log line follows the response: give the last one a moment.
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const after = server.lines.slice(ready)
+    const parsed = after.map((line) => JSON.parse(line) as { message: string; annotations: { requestId: string } })
+    expect(parsed.map((line) => line.annotations.requestId).sort()).toEqual([...ids].sort())
+    expect(parsed.every((line) => line.message === "request")).toBe(true)
+  })
+})
+
 describe("--demo", () => {
   it("on an empty database prints a key once and a curl line that works; the demo data is ready for tracking", async () => {
     const db = freshDb()

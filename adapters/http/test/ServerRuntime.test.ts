@@ -164,6 +164,28 @@ for (const store of stores) {
         expect(h.logs().some((line) => line.annotations["requestId"] === requestId)).toBe(true)
       }))
 
+    it("garbage pipelined behind a running start gets no 400: the start is answered, then the connection closes", () =>
+      withServer(store)(async (h) => {
+        const body = JSON.stringify({ projectId: ids.website })
+        const start = "POST /api/v1/timers/start HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+          `Authorization: Bearer ${keys.member}\r\nIdempotency-Key: pipelined\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+        const raw = await new Promise<string>((resolve, reject) => {
+          // One write: Node parses the start, then fails on what follows while the start is still running.
+          const socket = Net.connect(h.port, "127.0.0.1", () => socket.write(`${start}GARBAGE / HTTP/1.1\r\n\r\n`))
+          let received = ""
+          socket.on("data", (chunk) => received += chunk.toString("utf8"))
+          socket.on("close", () => resolve(received))
+          socket.on("error", reject)
+        })
+        expect(raw).toMatch(/^HTTP\/1\.1 200 /)
+        expect(raw).not.toMatch(/HTTP\/1\.1 400 /)
+        const answered = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4).split("\r\n")[0] ?? raw) as { timer: { id: string } }
+        // The client saw exactly what happened: a retry under the same key replays that answer.
+        const retry = await h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "pipelined", json: { projectId: ids.website } })
+        expect(retry.headers["idempotent-replayed"]).toBe("true")
+        expect(retry.body<{ timer: { id: string } }>().timer.id).toBe(answered.timer.id)
+      }))
+
     it("serves the OpenAPI document and the /docs page without authentication", () =>
       withServer(store)(async (h) => {
         const document = await h.send({ method: "GET", path: "/api/v1/openapi.json" })

@@ -10,7 +10,6 @@ import { Fixture } from "@stint/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Layer from "effect/Layer"
 import * as Database from "../Database.js"
 import { CliError } from "../internal/cliFailure.js"
 import { database, printJson, withStore } from "../internal/cliOptions.js"
@@ -66,6 +65,6 @@ export const seed = Command.make("seed", {
  */
 export const migrate = Command.make("migrate", { database }, ({ database }) =>
   Effect.zipRight(
-    Layer.build(Database.layer(database)).pipe(Effect.scoped),
+    Database.migrate(database),
     Console.log(JSON.stringify({ migrated: true, database: Database.redact(database) }))
   )).pipe(Command.withDescription("Apply pending migrations and exit."))

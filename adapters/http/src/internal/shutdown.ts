@@ -11,6 +11,13 @@ import * as ErrorResponses from "../ErrorResponses.js"
 /** Counts requests in flight on a server and drains it. */
 export interface Tracker {
   /**
+   * Whether a request on this connection is still being answered. A parse error that arrives behind it (pipelined
+   * garbage) must not be answered with a 400 that the client would read as the running request's answer.
+   */
+  readonly busy: (socket: Stream.Duplex) => boolean
+  /** Closes the connection as soon as the requests running on it have been answered. */
+  readonly closeWhenIdle: (socket: Stream.Duplex) => void
+  /**
    * Stops accepting connections, closes idle ones, and completes once every in-flight request has been answered and
    * every connection is closed; after `timeout`, closes the connections of requests still running.
    */
@@ -21,10 +28,17 @@ export interface Tracker {
 export const track = (server: Http.Server): Tracker => {
   let inFlight = 0
   let draining = false
-  server.on("request", (_request: Http.IncomingMessage, response: Http.ServerResponse) => {
+  const perSocket = new WeakMap<Stream.Duplex, number>()
+  const closing = new WeakSet<Stream.Duplex>()
+  server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
     inFlight++
+    const socket = request.socket
+    perSocket.set(socket, (perSocket.get(socket) ?? 0) + 1)
     response.once("close", () => {
       inFlight--
+      const left = (perSocket.get(socket) ?? 1) - 1
+      perSocket.set(socket, left)
+      if (left === 0 && closing.has(socket)) socket.destroy()
       if (!draining) return
       // A finished request leaves its keep-alive connection idle: close it, and everything once nothing runs.
       if (inFlight === 0) server.closeAllConnections()
@@ -46,7 +60,13 @@ export const track = (server: Http.Server): Tracker => {
       if (inFlight === 0) server.closeAllConnections()
       return Effect.sync(() => clearTimeout(timer))
     })
-  return { drain }
+  return {
+    drain,
+    busy: (socket) => (perSocket.get(socket) ?? 0) > 0,
+    closeWhenIdle: (socket) => {
+      closing.add(socket)
+    }
+  }
 }
 
 /**
