@@ -203,26 +203,13 @@ export class Timers extends HttpApiGroup.make("timers")
 export class TimeEntries extends HttpApiGroup.make("timeEntries").add(listTimeEntries).middleware(Authorization) {}
 
 /**
- * `HttpApi.make` declares `HttpApiDecodeError` (the 400 that `HttpApiBuilder` answers when it decodes input itself).
- * Stint's server never decodes input before the core does, so it can never send that body: this starts from the same
- * definition without it.
- */
-const empty = <const Id extends string>(identifier: Id): HttpApi.HttpApi<Id, never, never> => {
-  const made = HttpApi.make(identifier)
-  // `make` returns a function (so that classes can extend it) whose fields are own properties over a shared prototype
-  // of methods; the copy keeps every field but the error schema.
-  function StintApi() {}
-  Object.setPrototypeOf(StintApi, Object.getPrototypeOf(made))
-  Object.assign(StintApi, made, { errorSchema: Schema.Never })
-  return StintApi as unknown as HttpApi.HttpApi<Id, never, never>
-}
-
-/**
  * The definition. `HttpApiClient.make(Api)` gives a typed client; `OpenApi.fromApi(Api)` the OpenAPI document.
+ * `HttpApi.make` declares its own decode error on every API; Stint's server never sends it (input is validated by
+ * the core, in its order of checks), so the finished document leaves it out.
  *
  * @since 0.1.0
  */
-export class Api extends empty("stint")
+export class Api extends HttpApi.make("stint")
   .add(Clients)
   .add(Projects)
   .add(Timers)

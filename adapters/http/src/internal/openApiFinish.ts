@@ -4,7 +4,7 @@
  * `Idempotency-Key`, one description per status listing its error codes, and no generator leftovers (`$id` markers
  * and titles of `unknown`, titles such as `minLength(1)`).
  */
-import { isObject, type Json, type JsonObject, refName } from "./json.js"
+import { isObject, type Json, type JsonObject, objectAt, refName } from "./json.js"
 
 /** Operations whose successes may be replays. */
 const IDEMPOTENT = new Set(["startTimer", "stopTimer"])
@@ -56,6 +56,33 @@ const codeOf = (schema: Json | undefined): string | undefined => {
   return Array.isArray(values) && typeof values[0] === "string" ? values[0] : undefined
 }
 
+/** HttpApi declares its own decode error on every API; Stint's server never answers with it. */
+const NEVER_SENT = "HttpApiDecodeError"
+
+/** A response's JSON content without the schemas the server never sends, in place. */
+const dropNeverSent = (response: JsonObject): void => {
+  const json = objectAt(objectAt(response, "content"), "application/json")
+  const schema = json.schema
+  if (!isObject(schema) || !Array.isArray(schema.anyOf)) return
+  const kept = schema.anyOf.filter((member: Json) => refName(member) !== NEVER_SENT)
+  json.schema = kept.length === 1 ? kept[0] ?? schema : { ...schema, anyOf: kept }
+}
+
+/** The names of the component schemas reachable from `value` (following `$ref`s through `schemas`). */
+const reachable = (value: Json, schemas: JsonObject, found: Set<string> = new Set()): Set<string> => {
+  if (Array.isArray(value)) {
+    for (const child of value) reachable(child, schemas, found)
+  } else if (isObject(value)) {
+    const name = refName(value)
+    if (name !== undefined && !found.has(name)) {
+      found.add(name)
+      reachable(schemas[name] ?? null, schemas, found)
+    }
+    for (const child of Object.values(value)) reachable(child, schemas, found)
+  }
+  return found
+}
+
 /**
  * Finishes a generated document (the `OpenApi.Transform` of the definition).
  */
@@ -78,6 +105,7 @@ export const finishDocument = (spec: Record<string, unknown>): Record<string, un
       const responses = isObject(operation.responses) ? operation.responses : {}
       for (const [status, response] of Object.entries(responses)) {
         if (!isObject(response)) continue
+        dropNeverSent(response)
         const headers: JsonObject = { "X-Request-Id": requestIdHeader }
         if (status.startsWith("2")) {
           response.description = status === "201" ? "Created." : "OK."
@@ -97,5 +125,9 @@ export const finishDocument = (spec: Record<string, unknown>): Record<string, un
       }
     }
   }
+  // Keep only the components something refers to (the decode error's helpers go with it), and the error body.
+  const used = reachable(paths, schemas, new Set(["ErrorBody"]))
+  reachable(schemas["ErrorBody"] ?? null, schemas, used)
+  for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name]
   return doc
 }
