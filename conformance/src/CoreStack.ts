@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Operations, type Request, type Settings, type Store } from "@stint/core"
+import { Operations, type Request, type Store } from "@stint/core"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -21,8 +21,6 @@ import type { Backdoor, Capabilities, Definition, OperationName, Outcome, Stack 
 export interface Options<R> {
   /** A reader of the store that does not go through the adapter's own reads. */
   readonly backdoor?: ((context: Context.Context<R>) => Backdoor) | undefined
-  /** Overrides of the core's settings (e.g. a smaller rate limit). */
-  readonly settings?: Partial<Settings.SettingsShape> | undefined
   /** Declare `concurrent: false` for a store whose operations cannot overlap. Default true. */
   readonly concurrent?: boolean | undefined
 }
@@ -60,10 +58,9 @@ export const make = <R = never, E = never>(
   const capabilities: Capabilities = {
     http: false,
     controlledClock: true,
-    concurrent: options.concurrent ?? true,
-    multiProcess: false
+    concurrent: options.concurrent ?? true
   }
-  const make = Effect.map(InProcess.make(layer, options.settings), (inProcess): Stack => ({
+  const make = Effect.map(InProcess.make(layer), (inProcess): Stack => ({
     call: (operation, request) =>
       inProcess.run(handlers[operation](request)).pipe(
         Effect.map((result): Outcome => {

@@ -27,8 +27,6 @@ import type { AdminEvents, Backdoor, Capabilities, Definition, Stack } from "./S
 export interface Options<R> {
   /** A reader of the store that does not go through the adapter's own reads. */
   readonly backdoor?: ((context: Context.Context<R>) => Backdoor) | undefined
-  /** Overrides of the core's settings (e.g. a smaller rate limit). */
-  readonly settings?: Partial<Settings.SettingsShape> | undefined
 }
 
 /**
@@ -40,9 +38,9 @@ export const inProcess = <R = never, E = never>(
   layer: Layer.Layer<Store.Store | R, E>,
   options: Options<Store.Store | R> = {}
 ): Definition => {
-  const capabilities: Capabilities = { http: true, controlledClock: true, concurrent: true, multiProcess: false }
+  const capabilities: Capabilities = { http: true, controlledClock: true, concurrent: true }
   const make = Effect.gen(function*() {
-    const inProcess = yield* InProcess.make(layer, options.settings)
+    const inProcess = yield* InProcess.make(layer)
     const services = Layer.mergeAll(
       Layer.succeed(Store.Store, inProcess.store),
       Layer.succeed(Settings.Settings, inProcess.settings),
@@ -87,7 +85,7 @@ export interface RemoteOptions {
  * @since 0.1.0
  */
 export const remote = (make: Effect.Effect<RemoteOptions, unknown, Scope.Scope>): Definition => ({
-  capabilities: { http: true, controlledClock: false, concurrent: true, multiProcess: true },
+  capabilities: { http: true, controlledClock: false, concurrent: true },
   make: Effect.map(make, (options): Stack => {
     let next = 0
     return {

@@ -52,12 +52,16 @@ export interface Outcome {
 }
 
 /**
- * What a stack supports. Every flag changes which checks the kit runs.
+ * What a stack supports. Every flag changes what the kit checks. (Several processes on one store need no flag: a
+ * stack that spreads its requests over them, like `HttpStack.remote`, makes every check, races included, cross them.)
  *
  * @since 0.1.0
  */
 export interface Capabilities {
-  /** The stack answers over HTTP: the kit also checks status lines' headers (`X-Request-Id`, no `Retry-After`, …). */
+  /**
+   * The stack answers over HTTP: every answer must then carry its headers, and they are checked (`X-Request-Id` equal
+   * to `requestId`, no `Retry-After`, `Idempotent-Replayed` on replays).
+   */
   readonly http: boolean
   /**
    * The stack's clock is the kit's `clock` (time moves only when the kit advances it), so time-dependent rules (key
@@ -67,8 +71,6 @@ export interface Capabilities {
   readonly controlledClock: boolean
   /** Requests may really overlap (the kit then runs its race checks with real concurrency). */
   readonly concurrent: boolean
-  /** Requests are spread over several processes sharing one store. */
-  readonly multiProcess: boolean
 }
 
 /**

@@ -48,10 +48,36 @@ export interface SuiteOptions {
 /** @since 0.1.0 */
 export type Group = "examples" | "timed" | "model" | "races" | "laws"
 
-const envNumber = (name: string): number | undefined => {
+const envNumber = (name: string, integer: (n: number) => boolean): number | undefined => {
   const value = process.env[name]
-  return value === undefined || value === "" ? undefined : Number(value)
+  if (value === undefined || value === "") return undefined
+  const n = Number(value)
+  // A mistyped value must not turn checks into runs of nothing that pass.
+  if (!/^-?\d+$/.test(value) || !integer(n)) throw new Error(`${name} must be an integer, got "${value}"`)
+  return n
 }
+
+const positiveRuns = (runs: number | undefined): number => {
+  const n = runs ?? envNumber("STINT_CONFORMANCE_RUNS", (x) => x >= 1) ?? 12
+  if (!Number.isInteger(n) || n < 1) throw new Error(`the number of runs must be a positive integer, got ${n}`)
+  return n
+}
+
+/** The definition with its declaration enforced: a stack declaring `http` must report the headers of every answer. */
+const enforced = (definition: Definition): Definition =>
+  definition.capabilities.http
+    ? {
+      ...definition,
+      make: Effect.map(definition.make, (stack) => ({
+        ...stack,
+        call: (operation, request) =>
+          Effect.flatMap(stack.call(operation, request), (outcome) =>
+            outcome.headers === undefined
+              ? Effect.dieMessage(`the stack declares http but reported no headers for ${operation}`)
+              : Effect.succeed(outcome))
+      }))
+    }
+    : definition
 
 /** Calls `group` for each group of checks that applies, with what it needs. */
 const plan = (
@@ -80,7 +106,7 @@ const plan = (
       Idempotency.registerTimed(h)
     })
   }
-  const runs = options.runs ?? envNumber("STINT_CONFORMANCE_RUNS") ?? 12
+  const runs = positiveRuns(options.runs)
   if (capabilities.concurrent && wanted("races")) {
     group("races", (h) => Races.register(h, { rounds: Math.max(1, Math.ceil(runs / 12)) }))
   }
@@ -90,7 +116,7 @@ const plan = (
       ModelRun.register(h, {
         runs,
         maxCommands: options.maxCommands ?? 40,
-        seed: envNumber("STINT_CONFORMANCE_SEED"),
+        seed: envNumber("STINT_CONFORMANCE_SEED", Number.isSafeInteger),
         path: process.env["STINT_CONFORMANCE_PATH"],
         timeout: 60_000 + runs * 5_000
       }))
@@ -105,7 +131,7 @@ const plan = (
 export const suite = (name: string, definition: Definition, options: SuiteOptions = {}): void => {
   describe(name, () => {
     // One stack for the whole suite: checks isolate themselves with fresh workspaces, users and keys.
-    const h = vitestHarness(definition.make)
+    const h = vitestHarness(enforced(definition).make)
     plan(definition.capabilities, options, (group, register) => describe(group, () => register(h)))
   })
 }
@@ -137,7 +163,7 @@ export const run = (definition: Definition, options: SuiteOptions = {}): Promise
       groups.push({ group, harness })
     })
     const scope = yield* Scope.make()
-    const stack = yield* Scope.extend(definition.make, scope)
+    const stack = yield* Scope.extend(enforced(definition).make, scope)
     const results: Array<CheckResult> = []
     for (const { group, harness } of groups) {
       for (const check of harness.checks) {

@@ -49,7 +49,7 @@ const seedEntries = (stack: Stack, world: World.World, starts: ReadonlyArray<num
 
 const page = (stack: Stack, key: string, query: ReadonlyArray<readonly [string, string]>) =>
   Effect.map(stack.call("listTimeEntries", as(key, { query })), (outcome) =>
-    expectSuccess<{ entries: Array<{ id: string; startedAt: string }>; nextCursor: string | null }>(outcome, "listTimeEntries"))
+    expectSuccess(outcome, "listTimeEntries"))
 
 /** @since 0.1.0 */
 export const register = (h: Harness, options: { readonly runs: number }): void => {

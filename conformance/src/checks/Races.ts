@@ -94,7 +94,7 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
         )
         expect(last.stoppedTimerId).toBe(running)
         const after = yield* history(stack, key, { limit: 100 })
-        expect(after.filter((e) => e["status"] === "active").map((e) => e["id"])).toEqual([last.timer.id])
+        expect(after.filter((e) => e["status"] === "active").map((e) => e["id"])).toEqual([last.timer?.id])
       }
     }), 120_000)
 

@@ -70,7 +70,7 @@ const seedHistory = (stack: Stack, world: World.World, count: number) =>
 
 const firstPage = (stack: Stack, key: string, query: ReadonlyArray<[string, string]>) =>
   Effect.map(stack.call("listTimeEntries", as(key, { query })), (outcome) =>
-    expectSuccess<{ entries: Array<{ id: string }>; nextCursor: string | null }>(outcome, "listTimeEntries"))
+    expectSuccess(outcome, "listTimeEntries"))
 
 /** @since 0.1.0 */
 export const register = (h: Harness): void => {
@@ -203,6 +203,28 @@ export const register = (h: Harness): void => {
         payRateCents: 123,
         earnings: null
       })
+    })
+  )
+
+  h.check("clamps durations to 2147483647 seconds, and computes earnings from the clamped value", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const long = World.newId()
+      yield* Effect.orDie(stack.seed({
+        timeEntries: [{
+          id: long,
+          userId: world.users.member,
+          workspaceId: world.workspace,
+          projectId: world.projects.website,
+          status: "completed",
+          // A century: 3,155,760,000 seconds, past the 2^31 − 1 the spec's integers allow.
+          startedAt: "1900-01-01T00:00:00Z",
+          endedAt: "2000-01-01T00:00:00Z",
+          payRateCents: 3600
+        }]
+      }))
+      const [entry] = yield* history(stack, world.keys.member)
+      expect(entry).toMatchObject({ id: long, durationSeconds: 2147483647, earnings: "21474836.47" })
     })
   )
 

@@ -14,6 +14,13 @@ import * as World from "../World.js"
 const active = (stack: Stack, key: string) =>
   Effect.map(stack.call("getActiveTimer", as(key)), (outcome) => expectSuccess(outcome, "getActiveTimer").timer)
 
+/** The active timer, asserting there is one. */
+const running = (stack: Stack, key: string) =>
+  Effect.map(active(stack, key), (timer) => {
+    if (timer === null) throw new Error("expected an active timer, got null")
+    return timer
+  })
+
 /** @since 0.1.0 */
 export const register = (h: Harness): void => {
   h.check("starts a timer with every field of the Timer resource", (stack) =>
@@ -61,7 +68,7 @@ export const register = (h: Harness): void => {
       // Starting on the same project again also completes the running one.
       const third = yield* startOk(stack, world.keys.member, world.projects.app)
       expect(third.stoppedTimerId).toBe(second.id)
-      expect((yield* active(stack, world.keys.member)).id).toBe(third.id)
+      expect((yield* running(stack, world.keys.member)).id).toBe(third.id)
     })
   )
 
@@ -103,14 +110,34 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("never reports negative elapsed seconds: an entry starting in the future has elapsed 0", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const now = yield* stack.clock.now
+      const ahead = World.newId()
+      yield* Effect.orDie(stack.seed({
+        timeEntries: [{
+          id: ahead,
+          userId: world.users.member,
+          workspaceId: world.workspace,
+          projectId: world.projects.website,
+          status: "active",
+          startedAt: new Date(now + 3_600_000).toISOString()
+        }]
+      }))
+      const timer = yield* running(stack, world.keys.member)
+      expect({ id: timer.id, elapsedSeconds: timer.elapsedSeconds }).toEqual({ id: ahead, elapsedSeconds: 0 })
+    })
+  )
+
   h.check("keeps one timer per workspace: a start in one workspace leaves the other's running", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
       const here = yield* startOk(stack, world.keys.member, world.projects.website)
       const there = yield* startOk(stack, world.keys.memberElsewhere, world.projects.foreign)
       expect(there.stoppedTimerId).toBeNull()
-      expect((yield* active(stack, world.keys.member)).id).toBe(here.id)
-      expect((yield* active(stack, world.keys.memberElsewhere)).id).toBe(there.id)
+      expect((yield* running(stack, world.keys.member)).id).toBe(here.id)
+      expect((yield* running(stack, world.keys.memberElsewhere)).id).toBe(there.id)
       expect((yield* history(stack, world.keys.member)).map((e) => e["id"])).toEqual([here.id])
       // A timer of the other workspace cannot be stopped through this workspace's key.
       expectError(
@@ -189,7 +216,7 @@ export const registerTimed = (h: Harness): void => {
       const world = yield* World.seed(stack)
       const started = yield* startOk(stack, world.keys.member, world.projects.website)
       yield* stack.clock.advance(90_999)
-      const timer = yield* active(stack, world.keys.member)
+      const timer = yield* running(stack, world.keys.member)
       expect(timer.elapsedSeconds).toBe(90)
       expect(Date.parse(timer.serverNow) - Date.parse(timer.startedAt)).toBe(90_999)
       yield* stopOk(stack, world.keys.member, started.id)

@@ -2,7 +2,7 @@
  * The kit's assertions about single answers: the spec's error body and status, success statuses, and the headers every
  * HTTP answer must carry.
  */
-import type { Request } from "@stint/core"
+import type { Request, Schemas } from "@stint/core"
 import * as Effect from "effect/Effect"
 import { expect } from "vitest"
 import { errorStatus, successStatus } from "../SpecTable.js"
@@ -33,11 +33,22 @@ export const expectError = (outcome: Outcome, code: string, details?: Record<str
   checkHeaders(outcome)
 }
 
-/** Asserts a success of `operation` and returns its body. */
-export const expectSuccess = <A = any>(outcome: Outcome, operation: OperationName): A => {
+/** The success body of each operation. */
+export interface Responses {
+  readonly listClients: Schemas.ListClientsResponse
+  readonly listProjects: Schemas.ListProjectsResponse
+  readonly createProject: Schemas.CreateProjectResponse
+  readonly getActiveTimer: Schemas.ActiveTimerResponse
+  readonly startTimer: Schemas.TimerMutationResponse
+  readonly stopTimer: Schemas.TimerMutationResponse
+  readonly listTimeEntries: Schemas.TimeEntriesPage
+}
+
+/** Asserts a success of `operation` and returns its body, typed as the spec's response. */
+export const expectSuccess = <O extends OperationName>(outcome: Outcome, operation: O): Responses[O] => {
   expect(outcome.status, outcome.text).toBe(successStatus(operation))
   checkHeaders(outcome)
-  return outcome.body as A
+  return outcome.body as Responses[O]
 }
 
 /** A request as `key`'s holder. */
@@ -60,7 +71,8 @@ export const startOk = (
   Effect.map(
     stack.call("startTimer", as(key, { idempotencyKey, body: json({ projectId, ...extra }) })),
     (outcome) => {
-      const body = expectSuccess<{ timer: { id: string }; stoppedTimerId: string | null }>(outcome, "startTimer")
+      const body = expectSuccess(outcome, "startTimer")
+      if (body.timer === null) throw new Error("a start answered without its timer")
       return { id: body.timer.id, stoppedTimerId: body.stoppedTimerId, outcome }
     }
   )
@@ -80,16 +92,16 @@ export const history = (
   stack: Stack,
   key: string,
   options: { readonly limit?: number; readonly projectId?: string } = {}
-): Effect.Effect<ReadonlyArray<Record<string, any>>> =>
+): Effect.Effect<ReadonlyArray<Schemas.TimeEntry>> =>
   Effect.gen(function*() {
-    const entries: Array<Record<string, any>> = []
+    const entries: Array<Schemas.TimeEntry> = []
     let cursor: string | null = null
     for (let page = 0; page < 10_000; page++) {
       const query: Array<[string, string]> = []
       if (options.limit !== undefined) query.push(["limit", String(options.limit)])
       if (options.projectId !== undefined) query.push(["projectId", options.projectId])
       if (cursor !== null) query.push(["cursor", cursor])
-      const body: { entries: Array<Record<string, any>>; nextCursor: string | null } = expectSuccess(
+      const body = expectSuccess(
         yield* stack.call("listTimeEntries", as(key, { query })),
         "listTimeEntries"
       )

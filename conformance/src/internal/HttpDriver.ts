@@ -40,6 +40,27 @@ const queryObject = (query: Request.ApiRequest["query"], names: ReadonlyArray<st
   return out
 }
 
+/**
+ * Whether the typed client would send `body` byte for byte as the kit wrote it: valid, and re-encoded in the same key
+ * order (idempotency checks send JSON-equal bodies written differently, which must arrive as written).
+ */
+const sendsAsWritten = <A, I>(schema: Schema.Schema<A, I>, body: unknown) =>
+  Either.match(Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(body), {
+    onLeft: () => false,
+    onRight: (decoded) => JSON.stringify(Schema.encodeSync(schema)(decoded)) === JSON.stringify(body)
+  })
+
+/** The success schema of each operation, to decode what raw requests get back. */
+const successes: Readonly<Record<OperationName, Schema.Schema.AnyNoContext>> = {
+  listClients: Schemas.ListClientsResponse,
+  listProjects: Schemas.ListProjectsResponse,
+  createProject: Schemas.CreateProjectResponse,
+  getActiveTimer: Schemas.ActiveTimerResponse,
+  startTimer: Schemas.TimerMutationResponse,
+  stopTimer: Schemas.TimerMutationResponse,
+  listTimeEntries: Schemas.TimeEntriesPage
+}
+
 const jsonBody = (request: Request.ApiRequest) => request.body?._tag === "Json" ? request.body.value : undefined
 
 const idempotencyHeaders = (request: Request.ApiRequest) => {
@@ -76,12 +97,14 @@ const typedCall = (client: Client, operation: OperationName, request: Request.Ap
         : undefined
     }
     case "createProject":
-      return queryObject(request.query, []) && valid(Schemas.CreateProjectBody, body)
+      // The definition declares no Idempotency-Key here; a request carrying one must reach the server with it.
+      return queryObject(request.query, []) && request.idempotencyKey === undefined &&
+          sendsAsWritten(Schemas.CreateProjectBody, body)
         ? client.projects.createProject({ payload: body as Schemas.CreateProjectBody })
         : undefined
     case "startTimer": {
       const headers = idempotencyHeaders(request)
-      return queryObject(request.query, []) && headers !== undefined && valid(Schemas.StartTimerBody, body)
+      return queryObject(request.query, []) && headers !== undefined && sendsAsWritten(Schemas.StartTimerBody, body)
         ? client.timers.startTimer({ headers, payload: body as Schemas.StartTimerBody })
         : undefined
     }
@@ -153,7 +176,15 @@ export const call = (baseUrl: string, operation: OperationName, request: Request
       const http = yield* HttpClient.HttpClient
       yield* capture(http).execute(rawRequest(baseUrl, operation, request))
       if (captured === undefined) return yield* Effect.die("no response")
-      return captured
+      const raw: Outcome = captured
+      // Sent raw, still judged by the definition: a success must decode with the endpoint's success schema.
+      if (raw.status < 300) {
+        const decoded = Schema.decodeUnknownEither(successes[operation], { onExcessProperty: "error" })(raw.body)
+        if (Either.isLeft(decoded)) {
+          return yield* Effect.die(new Error(`the success body does not match the HttpApi definition: ${decoded.left}`))
+        }
+      }
+      return raw
     }
     const result = yield* Effect.either(typed as Effect.Effect<unknown, unknown>)
     if (captured === undefined) return yield* Effect.die(Either.isLeft(result) ? result.left : "no response")

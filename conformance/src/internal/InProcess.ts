@@ -1,6 +1,6 @@
 /**
  * What the in-process stacks share: a `Store` built from a layer (widened, see `Widen.ts`), the kit's manual clock,
- * the core's settings, and the fixture loader and admin events run directly on that store.
+ * the spec's default settings, and the fixture loader and admin events run directly on that store.
  */
 import { Admin, Fixture, Settings, Store } from "@stint/core"
 import * as Context from "effect/Context"
@@ -24,15 +24,15 @@ export interface InProcess<R> {
 
 /** Builds the store of `layer` for the enclosing scope. */
 export const make = <R, E>(
-  layer: Layer.Layer<Store.Store | R, E>,
-  overrides: Partial<Settings.SettingsShape> | undefined
+  layer: Layer.Layer<Store.Store | R, E>
 ): Effect.Effect<InProcess<Store.Store | R>, E, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Layer.build(layer)
     // Pauses between each timer transaction's read and write, so that a missing lock cannot hide.
     const store = Widen.widen(Context.get(context, Store.Store))
     const manual = ManualClock.make()
-    const settings = { ...Settings.defaults, ...overrides }
+    // The spec's policies: the kit's checks and its model assume them.
+    const settings = Settings.defaults
     const run = <A, E2>(effect: Effect.Effect<A, E2, Store.Store>) =>
       effect.pipe(
         Effect.provideService(Store.Store, store),
