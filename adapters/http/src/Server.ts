@@ -255,13 +255,16 @@ export const app: HttpApp.Default<never, Store.Store> = Effect.gen(function*() {
 /**
  * Serves `app` with Node's HTTP server on `host` and `port` (`0` picks a free port; read the bound address from
  * `HttpServer.HttpServer`). Request logs are JSON lines. When the layer's scope closes, the server stops accepting,
- * lets in-flight requests finish (up to 30 seconds), closes its connections, and only then releases the `Store`.
+ * lets in-flight requests finish (up to `shutdownTimeout`, 30 seconds by default), closes its connections, and only
+ * then releases the `Store`.
  *
  * @since 0.1.0
  */
 export const layer = (options: {
   readonly host: string
   readonly port: number
+  /** How long in-flight requests may take to finish once shutdown begins; then their connections close. Default 30 s. */
+  readonly shutdownTimeout?: Duration.DurationInput | undefined
 }): Layer.Layer<HttpServer.HttpServer, ServeError, Store.Store> =>
   Layer.scoped(
     HttpServer.HttpServer,
@@ -289,7 +292,7 @@ export const layer = (options: {
           }))
         )
       })
-      yield* Effect.addFinalizer(() => tracker.drain(Duration.seconds(30)))
+      yield* Effect.addFinalizer(() => tracker.drain(options.shutdownTimeout ?? Duration.seconds(30)))
       return httpServer
     }).pipe(Effect.provide(Logger.json))
   )

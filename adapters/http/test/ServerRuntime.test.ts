@@ -4,12 +4,14 @@
  * document and `/docs`, graceful shutdown, and `Server.app` embedded elsewhere.
  */
 import * as HttpApp from "@effect/platform/HttpApp"
+import * as HttpServer from "@effect/platform/HttpServer"
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, Fixture, MemoryStore, Store } from "@stint/core"
 import { ErrorResponses, OpenApiDocument, Server } from "@stint/http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Http from "node:http"
 import * as Net from "node:net"
 import { fixture, ids, keys } from "./ServerFixture.js"
 import { expectError, type Harness, stores, withServer } from "./ServerHarness.js"
@@ -240,6 +242,32 @@ for (const store of stores) {
     })
   })
 }
+
+describe("shutdown with a request that never finishes", () => {
+  it("closes the request's connection after the shutdown timeout and completes", async () => {
+    const hung = Layer.effect(
+      Store.Store,
+      Effect.map(Store.Store, (store): StoreShape => ({ ...store, listClients: () => Effect.never }))
+    ).pipe(Layer.provide(MemoryStore.layerMemory))
+    const runtime = ManagedRuntime.make(
+      Server.layer({ host: "127.0.0.1", port: 0, shutdownTimeout: "200 millis" }).pipe(Layer.provideMerge(hung))
+    )
+    await runtime.runPromise(Effect.asVoid(Fixture.load(fixture)))
+    const address = (await runtime.runPromise(HttpServer.HttpServer)).address
+    const port = address._tag === "TcpAddress" ? address.port : 0
+    const request = new Promise<string>((resolve) => {
+      const outgoing = Http.get({ host: "127.0.0.1", port, path: "/api/v1/clients", headers: { authorization: `Bearer ${keys.member}` } })
+      outgoing.on("response", () => resolve("answered"))
+      outgoing.on("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? "error"))
+    })
+    await new Promise((resolve) => setTimeout(resolve, 150))
+    const started = Date.now()
+    await runtime.dispose()
+    // Not the 30 s default: the configured timeout, then the hung request's connection is closed under it.
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(await request).toBe("ECONNRESET")
+  })
+})
 
 describe("Server.app embedded", () => {
   it("runs as a web handler, bodies included (bounded at 64 KiB)", async () => {
