@@ -1,23 +1,14 @@
 /**
- * `/docs` renders in a real headless browser (Debian's chromium driven by playwright-core) from the served page alone:
+ * `/docs` renders in a real headless browser (the Chromium that the `@sparticuz/chromium` npm package ships, driven by
+ * playwright-core; see `testing/Chromium.ts`) from the served page alone:
  * the seven operations with method, path, scope, parameters, bodies, responses and error codes, and not one request
  * leaves the server (the page is self-contained).
  */
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Docs, OpenApiDocument } from "@stint/http"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
+import * as Chromium from "../../../testing/Chromium.js"
 import { stores, withServer } from "./ServerHarness.js"
-
-const ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
 
 const operations = [
   ["listClients", "GET", "/api/v1/clients", "clients:read"],
@@ -32,7 +23,7 @@ const operations = [
 let browser: Browser
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: ARGS })
+  browser = await Chromium.launch()
 })
 
 afterAll(async () => {
