@@ -1,9 +1,12 @@
 /**
- * What a newcomer does: clone the repository (what is committed), `npm install && npm start`, wait for the printed
- * curl line, paste it. Slow (a full install with native builds), so it has a generous timeout; it removes its clone
- * and stops the server whatever happens. `STINT_PORT=0` keeps it off port 8787, which another process may hold.
+ * What a newcomer does: clone the repository (what is committed), `npm install`, then `npx stint --help`, the browser
+ * test of `/docs` (the fresh clone finds its headless Chromium with nothing installed but the project), and
+ * `npm start`, wait for the printed curl line, paste it. Slow (a full install with native builds), so it has a
+ * generous timeout; it removes its clone and stops the server whatever happens. `STINT_PORT=0` keeps it off port 8787,
+ * which another process may hold.
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { lstatSync } from "node:fs"
 import { afterAll, describe, expect, it } from "vitest"
 import { collectLines, root, tempDir, waitForLine } from "./CliHarness.js"
 
@@ -46,18 +49,44 @@ const newcomerEnv = (): NodeJS.ProcessEnv => {
   return { ...env, STINT_PORT: "0" }
 }
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout: number) =>
-  new Promise<void>((resolve, reject) => {
-    execFile(command, args, { cwd, env: newcomerEnv(), timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
+/** Runs a command to success and answers its stdout. */
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  timeout: number,
+  env: NodeJS.ProcessEnv = newcomerEnv()
+) =>
+  new Promise<string>((resolve, reject) => {
+    execFile(command, args, { cwd, env, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) =>
       error === null
-        ? resolve()
+        ? resolve(stdout)
         : reject(new Error(`${command} ${args.join(" ")} failed: ${error.message}\n${stdout.slice(-4000)}\n${stderr.slice(-4000)}`)))
   })
 
 describe("a newcomer", () => {
-  it("clones, runs npm install && npm start, and the printed curl line works", async () => {
+  it("clones, runs npm install, npx stint --help, the browser test and npm start, and the printed curl line works", async () => {
     await run("git", ["clone", "--quiet", root, clone], dir.path, 120_000)
     await run("npm", ["install", "--no-audit", "--no-fund"], clone, INSTALL_TIMEOUT)
+
+    // The bin is linked by npm install itself and runs the build that `prepare` made. `--no` keeps npx from fetching
+    // a registry package of that name when there is no local bin (it would without a terminal to ask on).
+    expect(lstatSync(`${clone}/node_modules/.bin/stint`).isSymbolicLink()).toBe(true)
+    const help = (await run("npx", ["--no", "stint", "--help"], clone, 120_000)).replace(/\u001b\[[0-9;]*m/g, "")
+    expect(help).toMatch(/^stint \d+\.\d+\.\d+$/m)
+    for (const command of ["serve", "migrate", "seed", "keys create"]) expect(help).toContain(`  - ${command} `)
+
+    // The fresh clone's browser test finds a headless Chromium from its own node_modules (no system browser). It needs
+    // no PostgreSQL: the run's server, when there is one, spares the clone's test run from starting its own.
+    const database = process.env["STINT_TEST_DATABASE_URL"]
+    const docs = await run(
+      "npx",
+      ["--no", "vitest", "run", "adapters/http/test/Docs.test.ts"],
+      clone,
+      300_000,
+      database === undefined ? newcomerEnv() : { ...newcomerEnv(), STINT_TEST_DATABASE_URL: database }
+    )
+    expect(docs).toMatch(/Tests +2 passed \(2\)/)
 
     const child = spawn("npm", ["start"], { cwd: clone, env: newcomerEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] })
     started = child
