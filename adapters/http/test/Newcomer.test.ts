@@ -69,10 +69,10 @@ describe("a newcomer", () => {
     await run("git", ["clone", "--quiet", root, clone], dir.path, 120_000)
     await run("npm", ["install", "--no-audit", "--no-fund"], clone, INSTALL_TIMEOUT)
 
-    // The bin is linked by npm install itself and runs the build that `prepare` made. `--no` keeps npx from fetching
+    // The bin is linked by npm install itself and runs the build that `prepare` made. `--yes=false` keeps npx from fetching
     // a registry package of that name when there is no local bin (it would without a terminal to ask on).
     expect(lstatSync(`${clone}/node_modules/.bin/stint`).isSymbolicLink()).toBe(true)
-    const help = (await run("npx", ["--no", "stint", "--help"], clone, 120_000)).replace(/\u001b\[[0-9;]*m/g, "")
+    const help = (await run("npx", ["--yes=false", "stint", "--help"], clone, 120_000)).replace(/\u001b\[[0-9;]*m/g, "")
     expect(help).toMatch(/^stint \d+\.\d+\.\d+$/m)
     for (const command of ["serve", "migrate", "seed", "keys create"]) expect(help).toContain(`  - ${command} `)
 
@@ -81,7 +81,7 @@ describe("a newcomer", () => {
     const database = process.env["STINT_TEST_DATABASE_URL"]
     const docs = await run(
       "npx",
-      ["--no", "vitest", "run", "adapters/http/test/Docs.test.ts"],
+      ["--yes=false", "vitest", "run", "adapters/http/test/Docs.test.ts"],
       clone,
       300_000,
       database === undefined ? newcomerEnv() : { ...newcomerEnv(), STINT_TEST_DATABASE_URL: database }
