@@ -49,6 +49,9 @@ const newcomerEnv = (): NodeJS.ProcessEnv => {
   return { ...env, STINT_PORT: "0" }
 }
 
+/** Text without its terminal colours. */
+const plain = (text: string): string => text.replace(/\u001b\[[0-9;]*m/g, "")
+
 /** Runs a command to success and answers its stdout. */
 const run = (
   command: string,
@@ -65,14 +68,14 @@ const run = (
   })
 
 describe("a newcomer", () => {
-  it("clones, runs npm install, npx stint --help, the browser test and npm start, and the printed curl line works", async () => {
+  it("clones, runs npm install, npx stint --help, the /docs browser test, npm start and the printed curl line", async () => {
     await run("git", ["clone", "--quiet", root, clone], dir.path, 120_000)
     await run("npm", ["install", "--no-audit", "--no-fund"], clone, INSTALL_TIMEOUT)
 
-    // The bin is linked by npm install itself and runs the build that `prepare` made. `--yes=false` keeps npx from fetching
-    // a registry package of that name when there is no local bin (it would without a terminal to ask on).
+    // The bin is linked by npm install itself and runs the build that `prepare` made. `--yes=false` keeps npx from
+    // fetching a registry package of that name when there is no local bin (it would, without a terminal to ask on).
     expect(lstatSync(`${clone}/node_modules/.bin/stint`).isSymbolicLink()).toBe(true)
-    const help = (await run("npx", ["--yes=false", "stint", "--help"], clone, 120_000)).replace(/\u001b\[[0-9;]*m/g, "")
+    const help = plain(await run("npx", ["--yes=false", "stint", "--help"], clone, 120_000))
     expect(help).toMatch(/^stint \d+\.\d+\.\d+$/m)
     for (const command of ["serve", "migrate", "seed", "keys create"]) expect(help).toContain(`  - ${command} `)
 
@@ -86,7 +89,7 @@ describe("a newcomer", () => {
       300_000,
       database === undefined ? newcomerEnv() : { ...newcomerEnv(), STINT_TEST_DATABASE_URL: database }
     )
-    expect(docs).toMatch(/Tests +2 passed \(2\)/)
+    expect(plain(docs)).toMatch(/Tests +2 passed \(2\)/)
 
     const child = spawn("npm", ["start"], { cwd: clone, env: newcomerEnv(), detached: true, stdio: ["ignore", "pipe", "pipe"] })
     started = child
