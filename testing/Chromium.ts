@@ -32,7 +32,9 @@ const packageInfo = (): { readonly dir: string; readonly version: string } => {
   // `build/index.js` in the package.
   const dir = dirname(dirname(entry))
   const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
-  const version = typeof manifest === "object" && manifest !== null && "version" in manifest ? manifest.version : undefined
+  const version = typeof manifest === "object" && manifest !== null && "version" in manifest
+    ? manifest.version
+    : undefined
   if (typeof version !== "string") throw new Error(`${dir}/package.json names no version`)
   return { dir, version }
 }
@@ -135,7 +137,9 @@ export const args: ReadonlyArray<string> = [
 export const launch = async (): Promise<Browser> => {
   const browser = await executable()
   const inherited = process.env["LD_LIBRARY_PATH"]
-  const libraryPath = inherited === undefined || inherited === "" ? browser.libraryPath : `${browser.libraryPath}:${inherited}`
+  const libraryPath = inherited === undefined || inherited === ""
+    ? browser.libraryPath
+    : `${browser.libraryPath}:${inherited}`
   return chromium.launch({
     executablePath: browser.path,
     args: [...args],

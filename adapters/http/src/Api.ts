@@ -53,6 +53,27 @@ export const IdempotencyHeaders = Schema.Struct({
 export const TimerPath = Schema.Struct({ timerId: Schemas.Uuid })
 
 /**
+ * The query of `listTimeEntries` as the document declares it: the core's Schema, with `limit` declared an integer from
+ * 1 to 100 (default 20), so generated clients type it as a number. Only the document says so: the core reads the
+ * text itself, strictly (decimal digits, no sign, no leading zero, at most 100), and answers `INVALID_REQUEST`
+ * otherwise.
+ *
+ * @since 0.1.0
+ */
+export const TimeEntriesQuery = Schema.Struct({
+  ...Schemas.ListTimeEntriesQuery.fields,
+  limit: Schema.optional(Schemas.LimitParam.annotations({
+    jsonSchema: {
+      type: "integer",
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+      description: "Page size: an integer from 1 to 100 in decimal digits (no sign, no leading zero); default 20."
+    }
+  }))
+})
+
+/**
  * The scope each operation requires, as the core checks it.
  *
  * @since 0.1.0
@@ -171,7 +192,7 @@ const stopTimer = HttpApiEndpoint.post("stopTimer", "/timers/:timerId/stop")
   ))
 
 const listTimeEntries = HttpApiEndpoint.get("listTimeEntries", "/time-entries")
-  .setUrlParams(Schemas.ListTimeEntriesQuery)
+  .setUrlParams(TimeEntriesQuery)
   .addSuccess(Schemas.TimeEntriesPage)
   .addError(ErrorResponses.InvalidRequest)
   .addError(ErrorResponses.InvalidCursor)
@@ -187,25 +208,45 @@ const listTimeEntries = HttpApiEndpoint.get("listTimeEntries", "/time-entries")
   ))
 
 /** @since 0.1.0 */
-export class Clients extends HttpApiGroup.make("clients").add(listClients).middleware(Authorization) {}
+export class Clients extends HttpApiGroup.make("clients")
+  .add(listClients)
+  .middleware(Authorization)
+  .annotate(OpenApi.Description, "The workspace's clients that the key owner sees.")
+{}
 /** @since 0.1.0 */
-export class Projects extends HttpApiGroup.make("projects").add(listProjects).add(createProject).middleware(
-  Authorization
-) {}
+export class Projects extends HttpApiGroup.make("projects")
+  .add(listProjects)
+  .add(createProject)
+  .middleware(Authorization)
+  .annotate(OpenApi.Description, "A client's projects: listing those the key owner is assigned to, and creating one.")
+{}
 /** @since 0.1.0 */
 export class Timers extends HttpApiGroup.make("timers")
   .add(getActiveTimer)
   .add(startTimer)
   .add(stopTimer)
   .middleware(Authorization)
+  .annotate(
+    OpenApi.Description,
+    "The key owner's one running timer per workspace: reading it, starting one (which completes the running one) " +
+      "and stopping it. Starting and stopping take an Idempotency-Key."
+  )
 {}
 /** @since 0.1.0 */
-export class TimeEntries extends HttpApiGroup.make("timeEntries").add(listTimeEntries).middleware(Authorization) {}
+export class TimeEntries extends HttpApiGroup.make("timeEntries")
+  .add(listTimeEntries)
+  .middleware(Authorization)
+  .annotate(OpenApi.Description, "The key owner's history of time entries, newest first, in cursor-linked pages.")
+{}
+
+/** The license of the interface (SPDX `identifier`, as OpenAPI 3.1 allows, rather than a URL). */
+const license = { name: "MIT", identifier: "MIT" }
 
 /**
  * The definition. `HttpApiClient.make(Api)` gives a typed client; `OpenApi.fromApi(Api)` the OpenAPI document.
  * `HttpApi.make` declares its own decode error on every API; Stint's server never sends it (input is validated by
- * the core, in its order of checks), so the finished document leaves it out.
+ * the core, in its order of checks), so the finished document leaves it out. The one server is relative (`/`): the
+ * origin that serves the document (at `/api/v1/openapi.json`) serves the API, whatever its host and port.
  *
  * @since 0.1.0
  */
@@ -215,13 +256,15 @@ export class Api extends HttpApi.make("stint")
   .add(Timers)
   .add(TimeEntries)
   .prefix("/api/v1")
-  .annotate(HttpApi.AdditionalSchemas, [Schemas.ErrorBody])
   .annotateContext(OpenApi.annotations({
     title: "Stint API",
     version: "1.0.0",
     description: "Stint's time-tracking API: clients, projects, the active timer, starting and stopping timers, and " +
-      "personal time-entry history. Every response carries `X-Request-Id`; every error has the `ErrorBody` shape and " +
-      "its `requestId` equals that header. No `data` envelope, no `Retry-After`.",
+      "personal time-entry history. Every response carries `X-Request-Id`; every error body is " +
+      "`{ \"error\": { \"code\", \"message\", \"details\" }, \"requestId\" }` and its `requestId` equals that header. " +
+      "No `data` envelope, no `Retry-After`.",
+    license,
+    servers: [{ url: "/", description: "The origin that serves this document." }],
     transform: finishDocument
   }))
 {}

@@ -166,11 +166,55 @@ describe("the OpenAPI document", () => {
     }
   })
 
-  it("keeps nothing of HttpApi's own decode error or the generator's markers", () => {
+  it("keeps nothing of HttpApi's own decode error or the generator's markers, and no component nothing refers to", () => {
     for (const leftover of ["HttpApiDecodeError", "\"Issue\"", "PropertyKey", "/schemas/unknown", "\"$id\"", "minLength(1)", "\"title\":\"unknown\""]) {
       expect(OpenApiDocument.json).not.toContain(leftover)
     }
-    expect(entries(at(doc, "components", "schemas")).map(([name]) => name)).toContain("ErrorBody")
+    const { components: _components, ...rest } = doc as Record<string, unknown>
+    const referenced = new Set(
+      [...JSON.stringify([rest, at(doc, "components", "schemas")]).matchAll(/"#\/components\/schemas\/([^"]+)"/g)]
+        .map((match) => match[1])
+    )
+    const names = entries(at(doc, "components", "schemas")).map(([name]) => name)
+    expect(names.filter((name) => !referenced.has(name))).toEqual([])
+    expect(names).not.toContain("ErrorBody")
+  })
+
+  it("declares limit an integer from 1 to 100, default 20 (the spec's words; the server still reads the text strictly)", () => {
+    const limit = list(at(operation("listTimeEntries"), "parameters")).find((p) => at(p, "name") === "limit")
+    expect(resolve(at(limit, "schema"))).toMatchObject({ type: "integer", minimum: 1, maximum: 100, default: 20 })
+    expect(at(resolve(at(limit, "schema")), "pattern")).toBeUndefined()
+  })
+
+  it("links startTimer's and getActiveTimer's timer.id to stopTimer, and nextCursor to the next page", () => {
+    const links = (name: keyof typeof spec) => at(operation(name), "responses", String(spec[name].success), "links")
+    const stop = { operationId: "stopTimer", parameters: { timerId: "$response.body#/timer/id" } }
+    expect(links("startTimer")).toEqual({ stopTimer: expect.objectContaining(stop) })
+    expect(links("getActiveTimer")).toEqual({ stopTimer: expect.objectContaining(stop) })
+    expect(links("listTimeEntries")).toEqual({
+      nextPage: expect.objectContaining({
+        operationId: "listTimeEntries",
+        parameters: {
+          cursor: "$response.body#/nextCursor",
+          projectId: "$request.query.projectId",
+          limit: "$request.query.limit"
+        }
+      })
+    })
+    for (const name of ["listClients", "listProjects", "createProject", "stopTimer"] as const) {
+      expect(links(name)).toBeUndefined()
+    }
+  })
+
+  it("names its server relative to where it is served, its license, and a description for every tag", () => {
+    // `/` against `http://HOST:PORT/api/v1/openapi.json` is that origin, where the paths (`/api/v1/...`) are served.
+    expect(at(doc, "servers")).toEqual([{ url: "/", description: expect.any(String) }])
+    expect(new URL(String(at(doc, "servers", "0", "url")), "http://127.0.0.1:8787/api/v1/openapi.json").href)
+      .toBe("http://127.0.0.1:8787/")
+    expect(at(doc, "info", "license")).toEqual({ name: "MIT", identifier: "MIT" })
+    const tags = list(at(doc, "tags"))
+    expect(tags.map((tag) => at(tag, "name"))).toEqual(["clients", "projects", "timers", "timeEntries"])
+    for (const tag of tags) expect(at(tag, "description")).toEqual(expect.stringMatching(/\S/))
   })
 })
 

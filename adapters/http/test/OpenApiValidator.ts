@@ -1,11 +1,14 @@
 /**
  * Validates HTTP responses against the served OpenAPI document with a real JSON Schema validator (Ajv, draft 2020-12,
  * with formats): the operation is found by method and path template, the schema by status, so the document and the
- * behaviour cannot drift. Responses outside the operations (404, 405, 503) must match `ErrorBody`.
+ * behaviour cannot drift. Responses outside the operations (404, 405, 503), which the document does not describe,
+ * must match the core's `ErrorBody` Schema (as JSON Schema).
  */
+import { Schemas } from "@stint/core"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import type { ValidateFunction } from "ajv"
 import addFormats from "ajv-formats"
+import * as JSONSchema from "effect/JSONSchema"
 
 type Doc = {
   readonly paths: Record<string, Record<string, Operation>>
@@ -37,8 +40,8 @@ export interface Validator {
   readonly document: Doc
   /**
    * Throws when the body does not match the document: for an operation, the schema of its response for `status`
-   * (a status the operation does not declare is an error); otherwise, for an error status, `ErrorBody`. Also checks
-   * the response headers the document requires, and that no header it does not list is one of ours.
+   * (a status the operation does not declare is an error); otherwise, for an error status, the core's `ErrorBody`.
+   * Also checks the response headers the document requires, and that no header it does not list is one of ours.
    */
   readonly check: (
     method: string,
@@ -62,8 +65,8 @@ export const make = (document: unknown): Validator => {
     compiled.set(ref, validate)
     return validate
   }
-  const assertValid = (ref: string, body: unknown, what: string) => {
-    const validate = compile(ref)
+  const errorBody = ajv.compile(JSONSchema.make(Schemas.ErrorBody, { target: "jsonSchema2020-12" }))
+  const assertValid = (ref: string, body: unknown, what: string, validate: ValidateFunction = compile(ref)) => {
     if (!validate(body)) {
       throw new Error(`${what} does not match ${ref}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(body)}`)
     }
@@ -76,7 +79,7 @@ export const make = (document: unknown): Validator => {
         templateMatches(template, path) && item[method.toLowerCase()] !== undefined
       )
       if (entry === undefined) {
-        if (status >= 400) assertValid(pointer("components", "schemas", "ErrorBody"), body, what)
+        if (status >= 400) assertValid("the core's ErrorBody", body, what, errorBody)
         return { operationId: undefined }
       }
       const [template, item] = entry

@@ -1,8 +1,9 @@
 /**
  * Finishes the OpenAPI document `OpenApi.fromApi` generates from the definition with what `HttpApi` cannot express:
  * the response headers (`X-Request-Id` everywhere, `Idempotent-Replayed` on timer mutations), the spec's header name
- * `Idempotency-Key`, one description per status listing its error codes, and no generator leftovers (`$id` markers
- * and titles of `unknown`, titles such as `minLength(1)`).
+ * `Idempotency-Key`, one description per status listing its error codes, the links from a success to the request it
+ * enables, and no generator leftovers (`$id` markers and titles of `unknown`, titles such as `minLength(1)`, and
+ * components nothing refers to).
  */
 import { isObject, type Json, type JsonObject, objectAt, refName } from "./json.js"
 
@@ -11,6 +12,34 @@ const IDEMPOTENT = new Set(["startTimer", "stopTimer"])
 
 /** Headers whose names HttpApi lowercases, in the spelling of the spec. */
 const HEADER_NAMES: Readonly<Record<string, string>> = { "idempotency-key": "Idempotency-Key" }
+
+/** Stops the timer whose id is the response's `timer.id`. */
+const stopThisTimer = (when: string): JsonObject => ({
+  operationId: "stopTimer",
+  parameters: { timerId: "$response.body#/timer/id" },
+  description: `Stop this timer (\`timer.id\`${when}), with an Idempotency-Key of its own.`
+})
+
+/**
+ * The links of each operation's success (OpenAPI link objects, by name): how its values feed the next request, for
+ * clients, generators and API testers that chain calls.
+ */
+const LINKS: Readonly<Record<string, JsonObject>> = {
+  startTimer: { stopTimer: stopThisTimer("") },
+  getActiveTimer: { stopTimer: stopThisTimer(", when it is not null") },
+  listTimeEntries: {
+    nextPage: {
+      operationId: "listTimeEntries",
+      parameters: {
+        cursor: "$response.body#/nextCursor",
+        projectId: "$request.query.projectId",
+        limit: "$request.query.limit"
+      },
+      description: "The next page: `nextCursor` unchanged, with the same `projectId` and `limit` (absent stays " +
+        "absent). There is none when `nextCursor` is null."
+    }
+  }
+}
 
 const requestIdHeader: JsonObject = {
   description: "Unique per response; an error body's `requestId` equals it.",
@@ -109,9 +138,10 @@ export const finishDocument = (spec: Record<string, unknown>): Record<string, un
         const headers: JsonObject = { "X-Request-Id": requestIdHeader }
         if (status.startsWith("2")) {
           response.description = status === "201" ? "Created." : "OK."
-          if (typeof operation.operationId === "string" && IDEMPOTENT.has(operation.operationId)) {
-            headers["Idempotent-Replayed"] = replayedHeader
-          }
+          const id = typeof operation.operationId === "string" ? operation.operationId : ""
+          if (IDEMPOTENT.has(id)) headers["Idempotent-Replayed"] = replayedHeader
+          const links = LINKS[id]
+          if (links !== undefined) response.links = links
         } else {
           const lines = referencedSchemas(response).flatMap((name) => {
             const schema = schemas[name]
@@ -125,9 +155,8 @@ export const finishDocument = (spec: Record<string, unknown>): Record<string, un
       }
     }
   }
-  // Keep only the components something refers to (the decode error's helpers go with it), and the error body.
-  const used = reachable(paths, schemas, new Set(["ErrorBody"]))
-  reachable(schemas["ErrorBody"] ?? null, schemas, used)
+  // Keep only the components something refers to (the decode error's helpers go with it).
+  const used = reachable(paths, schemas)
   for (const name of Object.keys(schemas)) if (!used.has(name)) delete schemas[name]
   return doc
 }
