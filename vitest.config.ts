@@ -7,7 +7,8 @@ const packages: Record<string, string> = {
   sqlite: "adapters/sqlite/src",
   postgres: "adapters/postgres/src",
   http: "adapters/http/src",
-  conformance: "conformance/src"
+  conformance: "conformance/src",
+  client: "client/src"
 }
 const root = (path: string) => fileURLToPath(new URL(path, import.meta.url))
 
