@@ -35,6 +35,8 @@ export interface Exchange {
   answeredAt?: number
   /** The server's status. */
   status?: number
+  /** The server's body. */
+  answer?: string
 }
 
 export interface Proxy {
@@ -88,6 +90,7 @@ export const start = async (target: string): Promise<Proxy> => {
         const body = await readAll(incoming)
         exchange.answeredAt = Date.now()
         exchange.status = incoming.statusCode ?? 0
+        exchange.answer = body.toString("utf8")
         resolve({ status: exchange.status, headers: incoming.headers, body })
       })
       outgoing.on("error", reject)

@@ -1,7 +1,7 @@
 /**
  * The data the client's tests start from (`stint seed` format): one workspace, one client with two projects, and
- * users who each own their own key, so that every test works with a user no other test touches. User 0 has a history
- * of completed entries, one an hour.
+ * users who each own their own key, so that every test works with a user no other test touches. The first users have
+ * a history of completed entries, one an hour.
  */
 
 /** A UUIDv7-shaped id, lowercase, numbered. */
@@ -13,17 +13,21 @@ export const ids = {
   website: id(3),
   backend: id(4),
   user: (n: number) => id(100 + n),
-  entry: (n: number) => id(1000 + n)
+  /** User `user`'s entry `n`. */
+  entry: (user: number, n: number) => id(100_000 + user * 1000 + n)
 } as const
 
 /** The plaintext key of user `n`. */
 export const keyOf = (n: number): string => `stint_clientTestUser${String(n).padStart(3, "0")}Key`
 
-/** When user 0's entry `n` started: one an hour from 2026-01-01, so entry 0 is the oldest. */
+/** When entry `n` started: one an hour from 2026-01-01, so entry 0 is the oldest. */
 export const startOf = (n: number): string => new Date(Date.UTC(2026, 0, 1) + n * 3_600_000).toISOString()
 
-/** A fixture with `users` users (the first an owner, the others admins) and `history` entries for user 0. */
-export const fixture = (users: number, history = 0) => {
+/**
+ * A fixture with `users` users (the first an owner, the others admins), the first `historyUsers` of them with
+ * `history` completed entries each.
+ */
+export const fixture = (users: number, history = 0, historyUsers = 1) => {
   const people = Array.from({ length: users }, (_, n) => n)
   return {
     workspaces: [{ id: ids.workspace, name: "Acme" }],
@@ -44,16 +48,18 @@ export const fixture = (users: number, history = 0) => {
       { projectId: ids.backend, userId: ids.user(n) }
     ]),
     apiKeys: people.map((n) => ({ key: keyOf(n), userId: ids.user(n), workspaceId: ids.workspace })),
-    timeEntries: Array.from({ length: history }, (_, n) => ({
-      id: ids.entry(n),
-      userId: ids.user(0),
-      workspaceId: ids.workspace,
-      projectId: n % 2 === 0 ? ids.website : ids.backend,
-      status: "completed",
-      billable: true,
-      note: null,
-      startedAt: startOf(n),
-      endedAt: new Date(Date.parse(startOf(n)) + 1_800_000).toISOString()
-    }))
+    timeEntries: people.slice(0, historyUsers).flatMap((user) =>
+      Array.from({ length: history }, (_, n) => ({
+        id: ids.entry(user, n),
+        userId: ids.user(user),
+        workspaceId: ids.workspace,
+        projectId: n % 2 === 0 ? ids.website : ids.backend,
+        status: "completed",
+        billable: true,
+        note: null,
+        startedAt: startOf(n),
+        endedAt: new Date(Date.parse(startOf(n)) + 1_800_000).toISOString()
+      }))
+    )
   }
 }
