@@ -46,6 +46,22 @@ const aborted = (signal: AbortSignal) =>
     return Effect.sync(() => signal.removeEventListener("abort", onAbort))
   })
 
+/** Stops handing out entries once the signal is aborted, even those of a page already fetched. */
+const abortable = <A>(iterable: AsyncIterable<A>, signal: AbortSignal): AsyncIterable<A> => ({
+  [Symbol.asyncIterator]: () => {
+    const inner = iterable[Symbol.asyncIterator]()
+    const finish = async (): Promise<IteratorResult<A>> => (await inner.return?.()) ?? { done: true, value: undefined }
+    return {
+      next: async () => {
+        if (!signal.aborted) return inner.next()
+        await finish()
+        throw signal.reason
+      },
+      return: finish
+    }
+  }
+})
+
 /**
  * Stint's API with the spec's client rules built in: a fresh `Idempotency-Key` for each start and stop, retried with
  * the same key and input after a network failure, a timeout or a 500; createProject reconciled instead of retried;
@@ -60,7 +76,9 @@ export class StintClient {
 
   /** Throws a `TypeError` naming the first invalid option. */
   constructor(options: PromiseClientOptions) {
-    this.#service = Effect.runSync(Effect.provide(Service.make(options), FetchHttpClient.layer))
+    const made = Effect.runSyncExit(Effect.provide(Service.make(options), FetchHttpClient.layer))
+    if (Exit.isFailure(made)) throw Cause.squash(made.cause)
+    this.#service = made.value
     this.#fetch = options.fetch
   }
 
@@ -117,6 +135,8 @@ export class StintClient {
     const { signal } = options
     const entries = this.#service.timeEntries(filter)
     const withFetch = this.#fetch === undefined ? entries : Stream.provideService(entries, FetchHttpClient.Fetch, this.#fetch)
-    return Stream.toAsyncIterable(signal === undefined ? withFetch : Stream.interruptWhen(withFetch, aborted(signal)))
+    if (signal === undefined) return Stream.toAsyncIterable(withFetch)
+    // The stream is interrupted while a page is on its way; the iterator stops between entries.
+    return abortable(Stream.toAsyncIterable(Stream.interruptWhen(withFetch, aborted(signal))), signal)
   }
 }

@@ -37,6 +37,8 @@ export interface Exchange {
   status?: number
   /** The server's body. */
   answer?: string
+  /** The client closed the connection before the proxy answered (an aborted request). */
+  abandoned?: boolean
 }
 
 export interface Proxy {
@@ -45,6 +47,8 @@ export interface Proxy {
   readonly log: Array<Exchange>
   /** Breaks the next `times` exchanges whose method and path match. */
   readonly inject: (method: string, path: RegExp, fault: Fault, times?: number) => void
+  /** Serves `body` at `path` itself (a page and a script on the API's origin, for a browser). */
+  readonly serve: (path: string, contentType: string, body: string) => void
   readonly close: () => Promise<void>
 }
 
@@ -75,6 +79,7 @@ export const start = async (target: string): Promise<Proxy> => {
   const agent = new Http.Agent({ keepAlive: true })
   const rules: Array<Rule> = []
   const log: Array<Exchange> = []
+  const pages = new Map<string, { readonly contentType: string; readonly body: string }>()
 
   const forward = (exchange: Exchange) =>
     new Promise<{ status: number; headers: Http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
@@ -98,6 +103,11 @@ export const start = async (target: string): Promise<Proxy> => {
     })
 
   const server = Http.createServer(async (request, response) => {
+    const page = pages.get(request.url ?? "")
+    if (page !== undefined) {
+      response.writeHead(200, { "content-type": page.contentType })
+      return response.end(page.body)
+    }
     const exchange: Exchange = {
       method: request.method ?? "",
       path: request.url ?? "",
@@ -105,6 +115,9 @@ export const start = async (target: string): Promise<Proxy> => {
       body: (await readAll(request)).toString("utf8")
     }
     log.push(exchange)
+    response.on("close", () => {
+      if (!response.writableFinished) exchange.abandoned = true
+    })
     const rule = rules.find((r) => r.remaining > 0 && r.method === exchange.method && r.path.test(exchange.path))
     if (rule !== undefined) {
       rule.remaining--
@@ -132,6 +145,7 @@ export const start = async (target: string): Promise<Proxy> => {
     url: `http://127.0.0.1:${port}`,
     log,
     inject: (method, path, fault, times = 1) => rules.push({ method, path, fault, remaining: times }),
+    serve: (path, contentType, body) => pages.set(path, { contentType, body }),
     close: async () => {
       server.closeAllConnections()
       await new Promise((resolve) => server.close(resolve))

@@ -13,9 +13,16 @@ export const ids = {
   website: id(3),
   backend: id(4),
   user: (n: number) => id(100 + n),
+  /** A member (not owner or admin) of the workspace. */
+  member: id(99),
   /** User `user`'s entry `n`. */
   entry: (user: number, n: number) => id(100_000 + user * 1000 + n)
 } as const
+
+/** The member's key. */
+export const memberKey = "stint_clientTestMemberKey"
+/** A key of user 0 with the `timers:read` scope only. */
+export const readOnlyKey = "stint_clientTestReadOnlyKey"
 
 /** The plaintext key of user `n`. */
 export const keyOf = (n: number): string => `stint_clientTestUser${String(n).padStart(3, "0")}Key`
@@ -31,13 +38,19 @@ export const fixture = (users: number, history = 0, historyUsers = 1) => {
   const people = Array.from({ length: users }, (_, n) => n)
   return {
     workspaces: [{ id: ids.workspace, name: "Acme" }],
-    users: people.map((n) => ({ id: ids.user(n), name: `User ${n}`, email: `user${n}@example.com` })),
-    memberships: people.map((n) => ({
-      workspaceId: ids.workspace,
-      userId: ids.user(n),
-      role: n === 0 ? "owner" : "admin",
-      payRateCents: 6000
-    })),
+    users: [
+      ...people.map((n) => ({ id: ids.user(n), name: `User ${n}`, email: `user${n}@example.com` })),
+      { id: ids.member, name: "Member", email: "member@example.com" }
+    ],
+    memberships: [
+      ...people.map((n) => ({
+        workspaceId: ids.workspace,
+        userId: ids.user(n),
+        role: n === 0 ? "owner" : "admin",
+        payRateCents: 6000
+      })),
+      { workspaceId: ids.workspace, userId: ids.member, role: "member" }
+    ],
     clients: [{ id: ids.client, workspaceId: ids.workspace, name: "Globex", color: "#123abc" }],
     projects: [
       { id: ids.website, clientId: ids.client, name: "Website", color: null },
@@ -47,7 +60,11 @@ export const fixture = (users: number, history = 0, historyUsers = 1) => {
       { projectId: ids.website, userId: ids.user(n) },
       { projectId: ids.backend, userId: ids.user(n) }
     ]),
-    apiKeys: people.map((n) => ({ key: keyOf(n), userId: ids.user(n), workspaceId: ids.workspace })),
+    apiKeys: [
+      ...people.map((n) => ({ key: keyOf(n), userId: ids.user(n), workspaceId: ids.workspace })),
+      { key: memberKey, userId: ids.member, workspaceId: ids.workspace },
+      { key: readOnlyKey, userId: ids.user(0), workspaceId: ids.workspace, scopes: ["timers:read"] }
+    ],
     timeEntries: people.slice(0, historyUsers).flatMap((user) =>
       Array.from({ length: history }, (_, n) => ({
         id: ids.entry(user, n),
