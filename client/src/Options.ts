@@ -75,7 +75,13 @@ export interface Resolved {
  */
 export const defaults = {
   timeoutMillis: 10_000,
-  retry: { maxAttempts: 3, initialDelayMillis: 200, maxDelayMillis: 2_000, deadlineMillis: 30_000, rateLimitedRetries: 3 },
+  retry: {
+    maxAttempts: 3,
+    initialDelayMillis: 200,
+    maxDelayMillis: 2_000,
+    deadlineMillis: 30_000,
+    rateLimitedRetries: 3
+  },
   rateLimit: { limit: 120, windowMillis: 60_000 }
 } as const
 

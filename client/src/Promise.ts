@@ -84,7 +84,8 @@ export class StintClient {
 
   #run<A, E>(effect: Effect.Effect<A, E>, options: CallOptions = {}): Promise<A> {
     const { signal } = options
-    const withFetch = this.#fetch === undefined ? effect : Effect.provideService(effect, FetchHttpClient.Fetch, this.#fetch)
+    const fetch = this.#fetch
+    const withFetch = fetch === undefined ? effect : Effect.provideService(effect, FetchHttpClient.Fetch, fetch)
     return Effect.runPromiseExit(withFetch, signal === undefined ? undefined : { signal }).then((exit) => {
       if (Exit.isSuccess(exit)) return exit.value
       if (signal?.aborted === true && Cause.isInterruptedOnly(exit.cause)) throw signal.reason
@@ -134,7 +135,8 @@ export class StintClient {
   timeEntries(filter?: TimeEntriesFilter, options: CallOptions = {}): AsyncIterable<TimeEntry> {
     const { signal } = options
     const entries = this.#service.timeEntries(filter)
-    const withFetch = this.#fetch === undefined ? entries : Stream.provideService(entries, FetchHttpClient.Fetch, this.#fetch)
+    const fetch = this.#fetch
+    const withFetch = fetch === undefined ? entries : Stream.provideService(entries, FetchHttpClient.Fetch, fetch)
     if (signal === undefined) return Stream.toAsyncIterable(withFetch)
     // The stream is interrupted while a page is on its way; the iterator stops between entries.
     return abortable(Stream.toAsyncIterable(Stream.interruptWhen(withFetch, aborted(signal))), signal)

@@ -108,8 +108,10 @@ export interface Service {
  */
 export class StintClient extends Context.Tag("@stint/client/StintClient")<StintClient, Service>() {}
 
-const reads: Retry.Policy = { uncertain: true, rateLimited: true }
-const never: Retry.Policy = { uncertain: false, rateLimited: false }
+/** Reads, and timer mutations under their idempotency key: retried after uncertain failures and 429s. */
+const repeatable: Retry.Policy = { uncertain: true, rateLimited: true }
+/** createProject: never repeated. */
+const once: Retry.Policy = { uncertain: false, rateLimited: false }
 
 const withActiveTimer = <E>(error: E, activeTimer: Timer | null | undefined): E => {
   if (!(error instanceof IdempotencyConflict || error instanceof TimerVoided || error instanceof TimerAlreadyStopped)) {
@@ -157,7 +159,7 @@ export const make = (options: Options.StintClientOptions): Effect.Effect<Service
     ) => Retry.run(config, limiter, policy, Transport.send(http, config, operation, request))
 
     const read = <A, Codes extends ErrorCode>(operation: Operations.Operation<A, Codes>, request: Transport.Request) =>
-      Effect.map(call(operation, reads, request), (answer) => answer.value)
+      Effect.map(call(operation, repeatable, request), (answer) => answer.value)
 
     const getActiveTimer = () => read(Operations.getActiveTimer, { path: Operations.getActiveTimer.path })
 
@@ -178,7 +180,7 @@ export const make = (options: Options.StintClientOptions): Effect.Effect<Service
     ) =>
       Effect.gen(function*() {
         const idempotencyKey = given.idempotencyKey ?? (yield* IdempotencyKey.make)
-        const answer = yield* call(operation, { uncertain: true, rateLimited: true }, { path, body, idempotencyKey }).pipe(
+        const answer = yield* call(operation, repeatable, { path, body, idempotencyKey }).pipe(
           // After a 409, read the active timer so the caller decides with fresh facts.
           Effect.catchIf(
             (error) => error._tag === "IdempotencyConflict" || error._tag === "TimerVoided" ||
@@ -193,7 +195,7 @@ export const make = (options: Options.StintClientOptions): Effect.Effect<Service
 
     const createProject = (input: CreateProjectInput) => {
       const operation = Operations.createProject
-      return call(operation, never, { path: operation.path, body: JSON.stringify(input) }).pipe(
+      return call(operation, once, { path: operation.path, body: JSON.stringify(input) }).pipe(
         Effect.map((answer): CreateProjectResult => ({ ...answer.value, reconciled: false })),
         // The outcome is unknown: the project may exist. Look for it instead of creating it twice.
         Effect.catchIf(Transport.isUncertain, (error) =>

@@ -55,7 +55,9 @@ export const make = (limit: number, windowMillis: number): Effect.Effect<Limiter
 
     return {
       withPlace: (effect) =>
-        Effect.uninterruptibleMask((restore) => Effect.zipRight(take(restore), Effect.ensuring(restore(effect), giveBack))),
+        Effect.uninterruptibleMask((restore) =>
+          Effect.zipRight(take(restore), Effect.ensuring(restore(effect), giveBack))
+        ),
       waitAfterRateLimited: Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Effect.map(Ref.get(state), (s) => Window.waitAfterRateLimited(s.window, now, windowMillis)))
     }

@@ -42,7 +42,8 @@ export const run = <A, E extends { readonly _tag: string }>(
       }
       tries++
       if (policy.uncertain && isUncertain(error) && tries < config.retry.maxAttempts) {
-        const wait = Backoff.delay(tries, config.retry.initialDelayMillis, config.retry.maxDelayMillis, yield* Random.next)
+        const { initialDelayMillis, maxDelayMillis } = config.retry
+        const wait = Backoff.delay(tries, initialDelayMillis, maxDelayMillis, yield* Random.next)
         const now = yield* Clock.currentTimeMillis
         if (now + wait - started <= config.retry.deadlineMillis) {
           yield* Effect.sleep(wait)

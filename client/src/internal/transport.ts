@@ -73,12 +73,17 @@ const interpret = <A, Codes extends ErrorCode>(
       onRight: (value) =>
         Either.match(Schema.decodeUnknownEither(operation.success)(value), {
           onLeft: (issue) =>
-            unexpected(`the body does not match ${operation.name}'s Schema: ${ParseResult.TreeFormatter.formatErrorSync(issue)}`),
-          onRight: (decoded) => Either.right({ value: decoded, replayed: raw.headers["idempotent-replayed"] === "true" })
+            unexpected(
+              `the body does not match ${operation.name}'s Schema: ${ParseResult.TreeFormatter.formatErrorSync(issue)}`
+            ),
+          onRight: (decoded) =>
+            Either.right({ value: decoded, replayed: raw.headers["idempotent-replayed"] === "true" })
         })
     })
   }
-  const body = Either.flatMap(json, (value) => Either.mapLeft(decodeErrorBody(value), () => "not the spec's error body"))
+  const body = Either.flatMap(json, (value) =>
+    Either.mapLeft(decodeErrorBody(value), () => "not the spec's error body")
+  )
   if (Either.isLeft(body)) return unexpected(body.left)
   const { error, requestId } = body.right
   const code = error.code

@@ -27,7 +27,9 @@ export const take = (window: Window, now: number, limit: number): Decision => {
   const current = { inFlight: window.inFlight, ends }
   if (ends.length + window.inFlight < limit) return { _tag: "Taken", window: { inFlight: window.inFlight + 1, ends } }
   const earliest = ends[0]
-  return earliest === undefined ? { _tag: "WaitForAnswer", window: current } : { _tag: "WaitUntil", at: earliest, window: current }
+  return earliest === undefined
+    ? { _tag: "WaitForAnswer", window: current }
+    : { _tag: "WaitUntil", at: earliest, window: current }
 }
 
 /** A request taken from the window was answered (or given up) at `now`. */

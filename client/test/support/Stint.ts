@@ -125,3 +125,27 @@ export const start = async (fixture: unknown, env: Record<string, string> = {}):
     throw error
   }
 }
+
+/** A running `stint serve --demo` (what `npm start` runs) on a fresh SQLite file: its address and the printed key. */
+export const startDemo = async (): Promise<{ readonly url: string; readonly key: string; readonly close: () => Promise<void> }> => {
+  const dir = mkdtempSync(join(tmpdir(), "stint-client-demo-"))
+  const child = spawn(process.execPath, [bin, "serve", "--demo", "--port", "0", "--database", `sqlite:${join(dir, "demo.db")}`], {
+    cwd: root,
+    env: childEnv(),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const close = async () => {
+    await stop(child)
+    rmSync(dir, { recursive: true, force: true })
+  }
+  try {
+    const { lines, matched } = readyLine(child, /listening on (http:\/\/\S+)/)
+    const [, url = ""] = await matched
+    const key = lines.flatMap((line) => /API key \(shown once, keep it\): (\S+)/.exec(line)?.[1] ?? []).at(0)
+    if (key === undefined) throw new Error(`no demo key in:\n${lines.join("\n")}`)
+    return { url, key, close }
+  } catch (error) {
+    await close()
+    throw error
+  }
+}
