@@ -4,28 +4,17 @@
  * is sent), it waits before a retry, or a walk over the history is between pages.
  */
 import { StintClient } from "@stint/client"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as FaultProxy from "./support/FaultProxy.js"
+import { describe, expect, it } from "vitest"
 import { fixture, ids, keyOf } from "./support/Fixture.js"
-import * as Stint from "./support/Stint.js"
+import * as Live from "./support/Live.js"
 
-let server: Stint.Stint
-let proxy: FaultProxy.Proxy
-beforeAll(async () => {
-  Stint.build()
-  server = await Stint.start(fixture(8, 30))
-})
-afterAll(() => server.close())
-beforeEach(async () => {
-  proxy = await FaultProxy.start(server.url)
-})
-afterEach(() => proxy.close())
+const live = Live.live(fixture(8, 30))
 
 const abortAfter = (millis: number) => AbortSignal.timeout(millis)
 
 /** Waits until the proxy has received `count` requests. */
 const received = async (count: number) => {
-  while (proxy.log.length < count) await new Promise((resolve) => setTimeout(resolve, 10))
+  while (live.proxy.log.length < count) await new Promise((resolve) => setTimeout(resolve, 10))
 }
 
 /** Resolves with how the promise settled and how long that took. */
@@ -37,8 +26,8 @@ const settle = async (promise: Promise<unknown>) => {
 
 describe("an AbortSignal", () => {
   it("aborts a request in flight: the call rejects with the reason and the connection is closed", async () => {
-    proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Hold", millis: 3_000 })
-    const client = new StintClient({ baseUrl: proxy.url, apiKey: keyOf(1) })
+    live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Hold", millis: 3_000 })
+    const client = new StintClient({ baseUrl: live.proxy.url, apiKey: keyOf(1) })
     const controller = new AbortController()
     const call = settle(client.getActiveTimer({ signal: controller.signal }))
     await received(1)
@@ -48,13 +37,13 @@ describe("an AbortSignal", () => {
     expect((outcome as { error: DOMException }).error.name).toBe("AbortError")
     expect(outcome.millis).toBeLessThan(2_000)
     await new Promise((resolve) => setTimeout(resolve, 100))
-    expect(proxy.log.map((e) => e.abandoned)).toEqual([true])
+    expect(live.proxy.log.map((e) => e.abandoned)).toEqual([true])
   })
 
   it("aborts a start waiting before its retry: no further try", async () => {
-    proxy.inject("POST", /^\/api\/v1\/timers\/start$/, { _tag: "FailBefore" })
+    live.proxy.inject("POST", /^\/api\/v1\/timers\/start$/, { _tag: "FailBefore" })
     const client = new StintClient({
-      baseUrl: proxy.url,
+      baseUrl: live.proxy.url,
       apiKey: keyOf(2),
       retry: { initialDelayMillis: 5_000, maxDelayMillis: 5_000 }
     })
@@ -67,27 +56,27 @@ describe("an AbortSignal", () => {
     expect(outcome).toMatchObject({ error: new Error("changed my mind") })
     expect(outcome.millis).toBeLessThan(2_000)
     await new Promise((resolve) => setTimeout(resolve, 200))
-    expect(proxy.log).toHaveLength(1)
+    expect(live.proxy.log).toHaveLength(1)
   })
 
   it("aborts a call waiting in the rate-limit queue: nothing is sent", async () => {
-    const client = new StintClient({ baseUrl: proxy.url, apiKey: keyOf(3), rateLimit: { limit: 1, windowMillis: 60_000 } })
+    const client = new StintClient({ baseUrl: live.proxy.url, apiKey: keyOf(3), rateLimit: { limit: 1, windowMillis: 60_000 } })
     await client.listClients()
     const outcome = await settle(client.listClients({ signal: abortAfter(200) }))
     expect(outcome).toHaveProperty("error")
     expect(outcome.millis).toBeLessThan(2_000)
-    expect(proxy.log).toHaveLength(1)
+    expect(live.proxy.log).toHaveLength(1)
   })
 
   it("already aborted: rejects without sending anything", async () => {
-    const client = new StintClient({ baseUrl: proxy.url, apiKey: keyOf(4) })
+    const client = new StintClient({ baseUrl: live.proxy.url, apiKey: keyOf(4) })
     const reason = new Error("before it began")
     await expect(client.listClients({ signal: AbortSignal.abort(reason) })).rejects.toBe(reason)
-    expect(proxy.log).toHaveLength(0)
+    expect(live.proxy.log).toHaveLength(0)
   })
 
   it("aborts a walk over the history between pages", async () => {
-    const client = new StintClient({ baseUrl: proxy.url, apiKey: keyOf(0) })
+    const client = new StintClient({ baseUrl: live.proxy.url, apiKey: keyOf(0) })
     const controller = new AbortController()
     const reason = new Error("enough")
     const walked: Array<string> = []
@@ -99,6 +88,6 @@ describe("an AbortSignal", () => {
     })())
     expect(outcome).toMatchObject({ error: reason })
     expect(walked).toHaveLength(7)
-    expect(proxy.log.length).toBeLessThanOrEqual(2)
+    expect(live.proxy.log.length).toBeLessThanOrEqual(2)
   })
 })

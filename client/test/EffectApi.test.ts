@@ -13,25 +13,13 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import { afterAll, afterEach, beforeAll, beforeEach } from "vitest"
-import * as FaultProxy from "./support/FaultProxy.js"
 import { fixture, ids, keyOf } from "./support/Fixture.js"
-import * as Stint from "./support/Stint.js"
+import * as Live from "./support/Live.js"
 
-let server: Stint.Stint
-let proxy: FaultProxy.Proxy
-beforeAll(async () => {
-  Stint.build()
-  server = await Stint.start(fixture(5, 25))
-})
-afterAll(() => server.close())
-beforeEach(async () => {
-  proxy = await FaultProxy.start(server.url)
-})
-afterEach(() => proxy.close())
+const live = Live.live(fixture(5, 25))
 
 const layerOf = (user: number) =>
-  StintClient.layer({ baseUrl: proxy.url, apiKey: keyOf(user) }).pipe(Layer.provide(FetchHttpClient.layer))
+  StintClient.layer({ baseUrl: live.proxy.url, apiKey: keyOf(user) }).pipe(Layer.provide(FetchHttpClient.layer))
 
 describe("StintClient (Effect)", () => {
   it.live("starts and stops; a 409 fails with the same class as the Promise face, caught by its tag", () =>
@@ -58,23 +46,23 @@ describe("StintClient (Effect)", () => {
       expect(Chunk.toReadonlyArray(entries).map((entry) => entry.id)).toEqual(
         Array.from({ length: 25 }, (_, n) => ids.entry(0, 24 - n))
       )
-      expect(proxy.log).toHaveLength(3)
+      expect(live.proxy.log).toHaveLength(3)
     }).pipe(Effect.provide(layerOf(0))))
 
   it.live("interrupting a call aborts its request", () =>
     Effect.gen(function*() {
-      proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Hold", millis: 3_000 })
+      live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Hold", millis: 3_000 })
       const stint = yield* StintClient.StintClient
       const fiber = yield* Effect.fork(stint.getActiveTimer())
-      while (proxy.log.length === 0) yield* Effect.sleep("10 millis")
+      while (live.proxy.log.length === 0) yield* Effect.sleep("10 millis")
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
       yield* Effect.sleep("100 millis")
-      expect(proxy.log.map((e) => e.abandoned)).toEqual([true])
+      expect(live.proxy.log.map((e) => e.abandoned)).toEqual([true])
     }).pipe(Effect.provide(layerOf(2))))
 
   it("answers like the Promise face: one implementation", async () => {
-    const promised = await new PromiseClient({ baseUrl: proxy.url, apiKey: keyOf(3) }).listClients()
+    const promised = await new PromiseClient({ baseUrl: live.proxy.url, apiKey: keyOf(3) }).listClients()
     const effected = await Effect.runPromise(
       Effect.flatMap(StintClient.StintClient, (stint) => stint.listClients()).pipe(Effect.provide(layerOf(3)))
     )

@@ -25,27 +25,17 @@ import {
   TimerVoided,
   UnexpectedResponse
 } from "@stint/client"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as FaultProxy from "./support/FaultProxy.js"
 import { fixture, ids, keyOf, memberKey, readOnlyKey } from "./support/Fixture.js"
-import * as Stint from "./support/Stint.js"
+import * as Live from "./support/Live.js"
 
-let server: Stint.Stint
-let proxy: FaultProxy.Proxy
-beforeAll(async () => {
-  Stint.build()
-  server = await Stint.start(fixture(20))
-})
-afterAll(() => server.close())
-beforeEach(async () => {
-  proxy = await FaultProxy.start(server.url)
-})
-afterEach(() => proxy.close())
+const live = Live.live(fixture(20))
 
 let users = 0
 const newClient = (options: Partial<StintClientOptions> = {}) =>
   new StintClient({
-    baseUrl: proxy.url,
+    baseUrl: live.proxy.url,
     apiKey: keyOf(++users),
     retry: { initialDelayMillis: 10, maxDelayMillis: 20 },
     ...options
@@ -62,7 +52,7 @@ const expectFromServer = (error: unknown, status: number, code: string) => {
   expect(error).toBeInstanceOf(StintError)
   const apiError = error as ApiError
   expect({ status: apiError.status, code: apiError.code }).toEqual({ status, code })
-  const sent = proxy.log.filter((e) => e.status === status).at(-1)
+  const sent = live.proxy.log.filter((e) => e.status === status).at(-1)
   const body = JSON.parse(sent?.answer ?? "{}") as {
     error: { message: string; details: Record<string, unknown> }
     requestId: string
@@ -74,10 +64,10 @@ const expectFromServer = (error: unknown, status: number, code: string) => {
 
 describe("one class per error code, with the server's status, requestId and details", () => {
   it.each([
-    ["INVALID_API_KEY", 401, InvalidApiKey, () => new StintClient({ baseUrl: proxy.url, apiKey: "stint_nobodysKey0000000" }).listClients()],
-    ["INSUFFICIENT_SCOPE", 403, InsufficientScope, () => new StintClient({ baseUrl: proxy.url, apiKey: readOnlyKey }).listClients()],
+    ["INVALID_API_KEY", 401, InvalidApiKey, () => new StintClient({ baseUrl: live.proxy.url, apiKey: "stint_nobodysKey0000000" }).listClients()],
+    ["INSUFFICIENT_SCOPE", 403, InsufficientScope, () => new StintClient({ baseUrl: live.proxy.url, apiKey: readOnlyKey }).listClients()],
     ["FORBIDDEN", 403, Forbidden, () =>
-      new StintClient({ baseUrl: proxy.url, apiKey: memberKey }).createProject({ clientId: ids.client, name: "No" })],
+      new StintClient({ baseUrl: live.proxy.url, apiKey: memberKey }).createProject({ clientId: ids.client, name: "No" })],
     ["RESOURCE_NOT_FOUND", 404, ResourceNotFound, () => newClient().createProject({ clientId: ids.website, name: "No" })],
     ["PROJECT_NOT_FOUND", 404, ProjectNotFound, () => newClient().startTimer({ projectId: ids.client })],
     ["TIMER_NOT_FOUND", 404, TimerNotFound, () => newClient().stopTimer(ids.website)],
@@ -88,7 +78,7 @@ describe("one class per error code, with the server's status, requestId and deta
     const error = await failure(call())
     expect(error).toBeInstanceOf(type)
     expectFromServer(error, status, code)
-    expect(proxy.log).toHaveLength(1)
+    expect(live.proxy.log).toHaveLength(1)
   })
 
   it("INVALID_REQUEST (400) names the offending field in details", async () => {
@@ -108,7 +98,7 @@ describe("a 409 is reconciled: the error carries the active timer read right aft
     expect(error).toBeInstanceOf(TimerAlreadyStopped)
     expectFromServer(error, 409, "TIMER_ALREADY_STOPPED")
     expect((error as TimerAlreadyStopped).activeTimer).toMatchObject({ id: second.timer?.id, projectId: ids.backend })
-    expect(proxy.log.at(-1)?.path).toBe("/api/v1/timer")
+    expect(live.proxy.log.at(-1)?.path).toBe("/api/v1/timer")
   })
 
   it("IDEMPOTENCY_CONFLICT (a key reused for another input) carries the timer the first use started", async () => {
@@ -123,7 +113,7 @@ describe("a 409 is reconciled: the error carries the active timer read right aft
   it("TIMER_VOIDED carries null when nothing runs", async () => {
     const client = newClient()
     const started = await client.startTimer({ projectId: ids.website })
-    await server.admin(["entries", "void", "--id", started.timer?.id ?? ""])
+    await live.server.admin(["entries", "void", "--id", started.timer?.id ?? ""])
     const error = await failure(client.stopTimer(started.timer?.id ?? ""))
     expect(error).toBeInstanceOf(TimerVoided)
     expect((error as TimerVoided).activeTimer).toBeNull()
@@ -133,7 +123,7 @@ describe("a 409 is reconciled: the error carries the active timer read right aft
     const client = newClient()
     const started = await client.startTimer({ projectId: ids.website })
     await client.stopTimer(started.timer?.id ?? "")
-    proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "FailBefore" }, 10)
+    live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "FailBefore" }, 10)
     const error = await failure(client.stopTimer(started.timer?.id ?? ""))
     expect(error).toBeInstanceOf(TimerAlreadyStopped)
     expect((error as TimerAlreadyStopped).activeTimer).toBeUndefined()
@@ -142,7 +132,7 @@ describe("a 409 is reconciled: the error carries the active timer read right aft
 
 describe("answers the client cannot trust, and no answer at all", () => {
   it("a success that does not decode with the API's Schema is an UnexpectedResponse, not retried", async () => {
-    proxy.inject("GET", /^\/api\/v1\/clients$/, {
+    live.proxy.inject("GET", /^\/api\/v1\/clients$/, {
       _tag: "Rewrite",
       body: (text) => text.replace("\"color\":\"#123abc\"", "\"color\":\"red\"")
     })
@@ -150,42 +140,42 @@ describe("answers the client cannot trust, and no answer at all", () => {
     expect(error).toBeInstanceOf(UnexpectedResponse)
     expect(error).toMatchObject({ status: 200 })
     expect((error as UnexpectedResponse).reason).toContain("listClients")
-    expect(proxy.log).toHaveLength(1)
+    expect(live.proxy.log).toHaveLength(1)
   })
 
   it("a body that is not JSON is an UnexpectedResponse", async () => {
-    proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Rewrite", body: () => "<html>oops</html>" })
+    live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Rewrite", body: () => "<html>oops</html>" })
     await expect(newClient().getActiveTimer()).rejects.toBeInstanceOf(UnexpectedResponse)
   })
 
   it("a wrong base URL gets the server's NOT_FOUND: an UnexpectedResponse that says so", async () => {
-    const client = new StintClient({ baseUrl: `${proxy.url}/nested/`, apiKey: keyOf(0) })
+    const client = new StintClient({ baseUrl: `${live.proxy.url}/nested/`, apiKey: keyOf(0) })
     const error = await failure(client.listClients())
     expect(error).toBeInstanceOf(UnexpectedResponse)
     expect(error).toMatchObject({ status: 404 })
     expect((error as UnexpectedResponse).reason).toMatch(/NOT_FOUND/)
-    expect(proxy.log.map((e) => e.path)).toEqual(["/nested/api/v1/clients"])
+    expect(live.proxy.log.map((e) => e.path)).toEqual(["/nested/api/v1/clients"])
   })
 
   it("a connection cut before any answer, every time: a NetworkError after maxAttempts tries", async () => {
-    proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Drop" }, 10)
+    live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Drop" }, 10)
     await expect(newClient().getActiveTimer()).rejects.toBeInstanceOf(NetworkError)
-    expect(proxy.log).toHaveLength(3)
+    expect(live.proxy.log).toHaveLength(3)
   })
 
   it("nothing listening: a NetworkError", async () => {
-    const closed = await FaultProxy.start(server.url)
+    const closed = await FaultProxy.start(live.server.url)
     await closed.close()
     const client = new StintClient({ baseUrl: closed.url, apiKey: keyOf(0), retry: { initialDelayMillis: 1 } })
     await expect(client.listClients()).rejects.toBeInstanceOf(NetworkError)
   })
 
   it("no answer in time, every time: a RequestTimeout after maxAttempts tries", async () => {
-    proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Hold", millis: 1_000 }, 10)
+    live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Hold", millis: 1_000 }, 10)
     const error = await failure(newClient({ timeoutMillis: 150 }).getActiveTimer())
     expect(error).toBeInstanceOf(RequestTimeout)
     expect(error).toMatchObject({ timeoutMillis: 150 })
-    expect(proxy.log).toHaveLength(3)
+    expect(live.proxy.log).toHaveLength(3)
   })
 })
 

@@ -4,29 +4,18 @@
  * yields one entry twice, even when the server's pages repeat one (an entry moved behind the walk's position).
  */
 import { StintClient, type TimeEntriesPage, type TimeEntry } from "@stint/client"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as FaultProxy from "./support/FaultProxy.js"
+import { describe, expect, it } from "vitest"
 import { fixture, ids, keyOf } from "./support/Fixture.js"
-import * as Stint from "./support/Stint.js"
+import * as Live from "./support/Live.js"
 
 const HISTORY = 45
 
-let server: Stint.Stint
-let proxy: FaultProxy.Proxy
-beforeAll(async () => {
-  Stint.build()
-  server = await Stint.start(fixture(4, HISTORY, 3))
-})
-afterAll(() => server.close())
-beforeEach(async () => {
-  proxy = await FaultProxy.start(server.url)
-})
-afterEach(() => proxy.close())
+const live = Live.live(fixture(4, HISTORY, 3))
 
 const seeded = (user: number) => Array.from({ length: HISTORY }, (_, n) => ids.entry(user, n))
-const clientOf = (user: number) => new StintClient({ baseUrl: proxy.url, apiKey: keyOf(user) })
+const clientOf = (user: number) => new StintClient({ baseUrl: live.proxy.url, apiKey: keyOf(user) })
 const pages = () =>
-  proxy.log
+  live.proxy.log
     .filter((e) => e.path.startsWith("/api/v1/time-entries"))
     .map((e) => ({ query: new URL(e.path, "http://x").searchParams, body: JSON.parse(e.answer ?? "") as TimeEntriesPage }))
 
@@ -53,7 +42,7 @@ describe("timeEntries", () => {
   })
 
   it("yields every entry of the walk's start, once, while another client inserts entries", async () => {
-    const other = new StintClient({ baseUrl: server.url, apiKey: keyOf(1) })
+    const other = new StintClient({ baseUrl: live.server.url, apiKey: keyOf(1) })
     const inserted: Array<string> = []
     let walking = true
     const inserting = (async () => {
@@ -84,7 +73,7 @@ describe("timeEntries", () => {
       // Halfway through the first page (the next page is not fetched yet), an operator moves the newest entry,
       // already yielded, behind every other: the last page brings it again.
       if (walked.length === 5) {
-        await server.admin(["entries", "move-start", "--id", moved, "--started-at", "2025-12-01T00:00:00Z"])
+        await live.server.admin(["entries", "move-start", "--id", moved, "--started-at", "2025-12-01T00:00:00Z"])
       }
     }
     const served = pages().flatMap(({ body }) => body.entries.map((entry) => entry.id))

@@ -5,32 +5,22 @@
  * waited out for reads and timer mutations, never for createProject.
  */
 import { ApiKeyRateLimited, StintClient } from "@stint/client"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import * as FaultProxy from "./support/FaultProxy.js"
 import { fixture, ids, keyOf } from "./support/Fixture.js"
-import * as Stint from "./support/Stint.js"
+import * as Live from "./support/Live.js"
 
 const LIMIT = 120
 const WINDOW_MILLIS = 4_000
 
-let server: Stint.Stint
-let proxy: FaultProxy.Proxy
-beforeAll(async () => {
-  Stint.build()
-  server = await Stint.start(fixture(10), {
+const live = Live.live(fixture(10), {
     STINT_RATE_LIMIT: String(LIMIT),
     STINT_RATE_WINDOW_SECONDS: String(WINDOW_MILLIS / 1000)
   })
-})
-afterAll(() => server.close())
-beforeEach(async () => {
-  proxy = await FaultProxy.start(server.url)
-})
-afterEach(() => proxy.close())
 
 const clientOf = (user: number, limit = LIMIT) =>
   new StintClient({
-    baseUrl: proxy.url,
+    baseUrl: live.proxy.url,
     apiKey: keyOf(user),
     rateLimit: { limit, windowMillis: WINDOW_MILLIS },
     retry: { rateLimitedRetries: limit === Infinity ? 0 : 3 }
@@ -73,9 +63,9 @@ describe("the client-side window", () => {
     const results = await burst(client)
     const elapsed = Date.now() - started
     expect(results.filter((r) => r.status === "rejected")).toEqual([])
-    expect(proxy.log).toHaveLength(300)
-    expect(proxy.log.filter((e) => e.status !== 200)).toEqual([])
-    expect(mostInAnyWindow(proxy.log, WINDOW_MILLIS)).toBeLessThanOrEqual(LIMIT)
+    expect(live.proxy.log).toHaveLength(300)
+    expect(live.proxy.log.filter((e) => e.status !== 200)).toEqual([])
+    expect(mostInAnyWindow(live.proxy.log, WINDOW_MILLIS)).toBeLessThanOrEqual(LIMIT)
     // The queue did its work: 300 requests need at least two windows beyond the first.
     expect(elapsed).toBeGreaterThanOrEqual(2 * WINDOW_MILLIS)
   })
@@ -86,8 +76,8 @@ describe("the client-side window", () => {
     const refused = results.flatMap((r) => r.status === "rejected" ? [r.reason] : [])
     expect(refused.length).toBeGreaterThan(0)
     expect(refused.every((reason) => reason instanceof ApiKeyRateLimited)).toBe(true)
-    expect(proxy.log.some((e) => e.status === 429)).toBe(true)
-    expect(mostInAnyWindow(proxy.log, WINDOW_MILLIS)).toBeGreaterThan(LIMIT)
+    expect(live.proxy.log.some((e) => e.status === 429)).toBe(true)
+    expect(mostInAnyWindow(live.proxy.log, WINDOW_MILLIS)).toBeGreaterThan(LIMIT)
   })
 })
 
@@ -96,7 +86,7 @@ describe("a 429 that still happens (another process uses the key)", () => {
   const fillWindow = async (key: string) => {
     for (let sent = 0; sent < 10 * LIMIT; sent += 20) {
       const statuses = await Promise.all(Array.from({ length: 20 }, () =>
-        fetch(`${server.url}/api/v1/timer`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
+        fetch(`${live.server.url}/api/v1/timer`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
           await r.arrayBuffer()
           return r.status
         })))
@@ -111,7 +101,7 @@ describe("a 429 that still happens (another process uses the key)", () => {
     const started = Date.now()
     const { clients } = await client.listClients()
     expect(clients.map((c) => c.id)).toEqual([ids.client])
-    expect(proxy.log.map((e) => e.status)).toEqual([429, 200])
+    expect(live.proxy.log.map((e) => e.status)).toEqual([429, 200])
     // Nothing of its own was in the window, so it waited for a whole window.
     expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_MILLIS)
   })
@@ -121,7 +111,7 @@ describe("a 429 that still happens (another process uses the key)", () => {
     await fillWindow(keyOf(4))
     const result = await client.startTimer({ projectId: ids.website })
     expect(result.replayed).toBe(false)
-    expect(proxy.log.map((e) => [e.status, e.headers["idempotency-key"]])).toEqual([
+    expect(live.proxy.log.map((e) => [e.status, e.headers["idempotency-key"]])).toEqual([
       [429, result.idempotencyKey],
       [200, result.idempotencyKey]
     ])
@@ -133,6 +123,6 @@ describe("a 429 that still happens (another process uses the key)", () => {
     const error = await client.createProject({ clientId: ids.client, name: "Rate limited" }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(ApiKeyRateLimited)
     expect(error).toMatchObject({ status: 429, code: "API_KEY_RATE_LIMITED" })
-    expect(proxy.log.map((e) => [e.method, e.status])).toEqual([["POST", 429]])
+    expect(live.proxy.log.map((e) => [e.method, e.status])).toEqual([["POST", 429]])
   })
 })

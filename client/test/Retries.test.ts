@@ -5,29 +5,18 @@
  * gets its own key.
  */
 import { InternalError, StintClient, type StintClientOptions, type TimeEntriesPage } from "@stint/client"
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import * as FaultProxy from "./support/FaultProxy.js"
+import { describe, expect, it } from "vitest"
 import { fixture, ids, keyOf } from "./support/Fixture.js"
-import * as Stint from "./support/Stint.js"
+import * as Live from "./support/Live.js"
 
-let server: Stint.Stint
-let proxy: FaultProxy.Proxy
-beforeAll(async () => {
-  Stint.build()
-  server = await Stint.start(fixture(30))
-})
-afterAll(() => server.close())
-beforeEach(async () => {
-  proxy = await FaultProxy.start(server.url)
-})
-afterEach(() => proxy.close())
+const live = Live.live(fixture(30))
 
 let users = 0
 /** A client for a user no other test uses, through the proxy, with short delays between tries. */
 const newUser = (options: Partial<StintClientOptions> = {}) => {
   const n = ++users
   const client = new StintClient({
-    baseUrl: proxy.url,
+    baseUrl: live.proxy.url,
     apiKey: keyOf(n),
     retry: { initialDelayMillis: 20, maxDelayMillis: 100 },
     ...options
@@ -35,18 +24,18 @@ const newUser = (options: Partial<StintClientOptions> = {}) => {
   return { key: keyOf(n), client }
 }
 
-/** The user's history, read straight from the server. */
+/** The user's history, read straight from the live.server. */
 const historyOf = async (key: string) =>
-  (await server.get<TimeEntriesPage>(key, "/api/v1/time-entries?limit=100")).entries
+  (await live.server.get<TimeEntriesPage>(key, "/api/v1/time-entries?limit=100")).entries
 
-const exchanges = (path: RegExp) => proxy.log.filter((exchange) => path.test(exchange.path))
+const exchanges = (path: RegExp) => live.proxy.log.filter((exchange) => path.test(exchange.path))
 const START = /^\/api\/v1\/timers\/start$/
 const STOP = /^\/api\/v1\/timers\/[^/]+\/stop$/
 
 describe("a timer mutation with an uncertain outcome", () => {
   it("start: the answer is lost after the server handled it; the retry replays; one timer, one entry", async () => {
     const { client, key } = newUser()
-    proxy.inject("POST", START, { _tag: "Drop" })
+    live.proxy.inject("POST", START, { _tag: "Drop" })
     const result = await client.startTimer({ projectId: ids.website, note: "lost answer" })
     expect(result.replayed).toBe(true)
     expect(result.timer?.projectId).toBe(ids.website)
@@ -62,7 +51,7 @@ describe("a timer mutation with an uncertain outcome", () => {
     const { client, key } = newUser()
     const started = await client.startTimer({ projectId: ids.backend })
     const timerId = started.timer?.id ?? ""
-    proxy.inject("POST", STOP, { _tag: "Drop" })
+    live.proxy.inject("POST", STOP, { _tag: "Drop" })
     const stopped = await client.stopTimer(timerId)
     expect(stopped).toMatchObject({ timer: null, stoppedTimerId: timerId, replayed: true })
     const tries = exchanges(STOP)
@@ -75,7 +64,7 @@ describe("a timer mutation with an uncertain outcome", () => {
 
   it("start: a 500 once, before the server saw it; the retry starts the timer, once", async () => {
     const { client, key } = newUser()
-    proxy.inject("POST", START, { _tag: "FailBefore" })
+    live.proxy.inject("POST", START, { _tag: "FailBefore" })
     const result = await client.startTimer({ projectId: ids.website })
     expect(result.replayed).toBe(false)
     const tries = exchanges(START)
@@ -86,7 +75,7 @@ describe("a timer mutation with an uncertain outcome", () => {
 
   it("start: a 500 once, after the server handled it; the retry replays, once", async () => {
     const { client, key } = newUser()
-    proxy.inject("POST", START, { _tag: "FailAfter" })
+    live.proxy.inject("POST", START, { _tag: "FailAfter" })
     const result = await client.startTimer({ projectId: ids.website })
     expect(result.replayed).toBe(true)
     expect((await historyOf(key)).map((entry) => entry.id)).toEqual([result.timer?.id])
@@ -94,7 +83,7 @@ describe("a timer mutation with an uncertain outcome", () => {
 
   it("start: no answer within the timeout; the retry replays, once", async () => {
     const { client, key } = newUser({ timeoutMillis: 500 })
-    proxy.inject("POST", START, { _tag: "Hold", millis: 2_000 })
+    live.proxy.inject("POST", START, { _tag: "Hold", millis: 2_000 })
     const result = await client.startTimer({ projectId: ids.backend })
     expect(result.replayed).toBe(true)
     expect(exchanges(START)).toHaveLength(2)
@@ -103,7 +92,7 @@ describe("a timer mutation with an uncertain outcome", () => {
 
   it("stops after maxAttempts tries, all with one key and the same bytes, and fails with the last error", async () => {
     const { client, key } = newUser({ retry: { maxAttempts: 3, initialDelayMillis: 10, maxDelayMillis: 20 } })
-    proxy.inject("POST", START, { _tag: "FailBefore" }, 10)
+    live.proxy.inject("POST", START, { _tag: "FailBefore" }, 10)
     const error = await client.startTimer({ projectId: ids.website, billable: false }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InternalError)
     expect(error).toMatchObject({ status: 500, code: "INTERNAL_ERROR", details: {} })
@@ -117,7 +106,7 @@ describe("a timer mutation with an uncertain outcome", () => {
 
   it("starts no retry once the deadline has passed", async () => {
     const { client } = newUser({ retry: { maxAttempts: 5, initialDelayMillis: 50, deadlineMillis: 0 } })
-    proxy.inject("POST", START, { _tag: "FailBefore" }, 10)
+    live.proxy.inject("POST", START, { _tag: "FailBefore" }, 10)
     await expect(client.startTimer({ projectId: ids.website })).rejects.toBeInstanceOf(InternalError)
     expect(exchanges(START)).toHaveLength(1)
   })
@@ -153,12 +142,12 @@ describe("idempotency keys", () => {
 describe("createProject", () => {
   const PROJECTS = /^\/api\/v1\/projects(\?|$)/
   const namedIn = async (key: string, name: string) =>
-    (await server.get<{ projects: Array<{ name: string }> }>(key, `/api/v1/projects?clientId=${ids.client}`))
+    (await live.server.get<{ projects: Array<{ name: string }> }>(key, `/api/v1/projects?clientId=${ids.client}`))
       .projects.filter((project) => project.name === name)
 
   it("after a 500 once (the server created it), reconciles by listing: no duplicate, no second POST", async () => {
     const { client, key } = newUser()
-    proxy.inject("POST", PROJECTS, { _tag: "FailAfter" })
+    live.proxy.inject("POST", PROJECTS, { _tag: "FailAfter" })
     const result = await client.createProject({ clientId: ids.client, name: "Reconciled after 500" })
     expect(result.reconciled).toBe(true)
     expect(result.project).toMatchObject({ clientId: ids.client, name: "Reconciled after 500", color: "#ff5c35" })
@@ -168,7 +157,7 @@ describe("createProject", () => {
 
   it("after a lost answer, reconciles by listing", async () => {
     const { client, key } = newUser()
-    proxy.inject("POST", PROJECTS, { _tag: "Drop" })
+    live.proxy.inject("POST", PROJECTS, { _tag: "Drop" })
     const result = await client.createProject({ clientId: ids.client, name: "Reconciled after a drop", color: null })
     expect(result.reconciled).toBe(true)
     expect(exchanges(PROJECTS).map((t) => t.method)).toEqual(["POST", "GET"])
@@ -177,7 +166,7 @@ describe("createProject", () => {
 
   it("after a 500 before the server saw it, finds nothing and fails with the original error, never retrying", async () => {
     const { client, key } = newUser()
-    proxy.inject("POST", PROJECTS, { _tag: "FailBefore" })
+    live.proxy.inject("POST", PROJECTS, { _tag: "FailBefore" })
     const error = await client.createProject({ clientId: ids.client, name: "Never created" }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(InternalError)
     expect((error as InternalError).requestId).toMatch(/^proxy-/)
