@@ -22,7 +22,9 @@ export type * from "./Resources.js"
 /** One class per error code of the spec, and the transport's failures. @since 0.1.0 */
 export {
   ApiError,
+  type ApiErrorFields,
   ApiKeyRateLimited,
+  type ConflictFields,
   type Details,
   type ErrorCode,
   Forbidden,

@@ -102,7 +102,8 @@ export const send = <A, Codes extends ErrorCode>(
   operation: Operation<A, Codes>,
   request: Request
 ): Effect.Effect<Answer<A>, ErrorOf<Codes> | TransportError> => {
-  const query = request.query === undefined || request.query.size === 0 ? "" : `?${request.query.toString()}`
+  const search = request.query?.toString() ?? ""
+  const query = search === "" ? "" : `?${search}`
   const base = HttpClientRequest.make(operation.method)(`${config.baseUrl}${request.path}${query}`).pipe(
     HttpClientRequest.setHeaders({
       accept: "application/json",
