@@ -1,13 +1,14 @@
 /**
  * The client runs in browsers: both entries bundle for the browser platform with esbuild, which refuses any module
  * only Node has (the test shows it refuses `node:fs`), so no Node-only import can creep onto the client's path; and
- * the bundle, loaded in headless Chromium from the API's origin, starts, reads, walks and stops against a real
- * `stint serve`, retrying a start whose answer was lost.
+ * the bundle, loaded in headless Chromium (the packaged one, `testing/Chromium.ts`) from the API's origin, starts,
+ * reads, walks and stops against a real `stint serve`, retrying a start whose answer was lost.
  */
 import * as esbuild from "esbuild"
 import { join } from "node:path"
-import { type Browser, chromium } from "playwright-core"
+import type { Browser } from "playwright-core"
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import * as Chromium from "../../testing/Chromium.js"
 import * as FaultProxy from "./support/FaultProxy.js"
 import { fixture, ids, keyOf } from "./support/Fixture.js"
 import * as Stint from "./support/Stint.js"
@@ -105,10 +106,7 @@ describe("in headless Chromium", () => {
   let proxy: FaultProxy.Proxy
   beforeAll(async () => {
     Stint.build()
-    browser = await chromium.launch({
-      executablePath: "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-    })
+    browser = await Chromium.launch()
     server = await Stint.start(fixture(2, 12))
   })
   afterAll(async () => {
