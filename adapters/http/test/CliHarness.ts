@@ -137,15 +137,25 @@ export const collectLines = (child: ChildProcess): Array<string> => {
   return lines
 }
 
-/** Starts `stint serve ARGS` and waits for its ready line. */
+/**
+ * Starts `stint serve ARGS` and waits for its ready line. `command` replaces `node dist/bin.js serve` (e.g. with
+ * `npm start --`, whose script runs `stint serve --demo`).
+ */
 export const serve = async (
   args: ReadonlyArray<string>,
-  options: { readonly env?: Record<string, string>; readonly cwd?: string } = {}
+  options: {
+    readonly env?: Record<string, string>
+    readonly cwd?: string
+    readonly command?: readonly [string, ...Array<string>]
+  } = {}
 ): Promise<Serving> => {
-  const child = spawn(process.execPath, [bin, "serve", ...args], {
+  const [file, ...prefix] = options.command ?? [process.execPath, bin, "serve"]
+  const child = spawn(file, [...prefix, ...args], {
     cwd: options.cwd ?? root,
     env: childEnv(options.env),
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    // A wrapping command (npm) runs the server as its child: give them a process group to kill together.
+    detached: options.command !== undefined
   })
   const lines = collectLines(child)
   let stderr = ""
@@ -157,7 +167,9 @@ export const serve = async (
     child.on("exit", (code, signal) => resolve({ code, signal }))
   )
   const kill = () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+    if (child.exitCode !== null || child.signalCode !== null) return
+    if (options.command !== undefined && child.pid !== undefined) process.kill(-child.pid, "SIGKILL")
+    else child.kill("SIGKILL")
   }
   try {
     const ready = await waitForLine(child, lines, (line) => line.includes("listening on http://"), 30_000)

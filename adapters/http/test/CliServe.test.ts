@@ -128,6 +128,14 @@ describe("--demo", () => {
     expect(((await stillWorks.json()) as { clients: Array<unknown> }).clients).toHaveLength(1)
   })
 
+  it("npm start passes the options after -- on: another port and database", async () => {
+    const db = freshDb()
+    const server = await start(["--port", "0", "--database", db], { command: ["npm", "start", "--silent", "--"] })
+    expect(server.lines.some((line) => line.startsWith("demo: API key"))).toBe(true)
+    expect(existsSync(db.slice("sqlite:".length))).toBe(true)
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200)
+  })
+
   it("two servers starting --demo on one empty database at once create one demo workspace", async () => {
     const db = freshDb()
     const servers = await Promise.all([
