@@ -6,7 +6,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Base64Url from "./internal/base64url.js"
-import { randomBytes, sha256, toHex } from "./internal/crypto.js"
+import * as Hashing from "./Hashing.js"
+import { randomBytes } from "./internal/crypto.js"
 import type { KeyRecord } from "./Records.js"
 import { SCOPES, type Scope } from "./Schemas.js"
 
@@ -41,7 +42,14 @@ export const isWellFormed = (key: string): boolean => WELL_FORMED.test(key)
  *
  * @since 0.1.0
  */
-export const digest = (key: string): Effect.Effect<string> => Effect.map(sha256(key), toHex)
+export const digest = (key: string): Effect.Effect<string> => Hashing.hex(key)
+
+/**
+ * `digest` with a given hashing, synchronously.
+ *
+ * @since 0.1.0
+ */
+export const digestWith = (hashing: Hashing.HashingShape, key: string): string => Hashing.sha256Hex(hashing, key)
 
 /**
  * The key of an `Authorization: Bearer <key>` header (scheme case-insensitive); `None` when the header is missing,

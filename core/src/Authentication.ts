@@ -5,11 +5,13 @@
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as ApiKey from "./ApiKey.js"
 import { ApiKeyRateLimited, InsufficientScope, InvalidApiKey, type StoreError } from "./Errors.js"
+import { Hashing } from "./Hashing.js"
 import type { UserScope } from "./Records.js"
 import type { ApiRequest } from "./Request.js"
 import type { Role, Scope } from "./Schemas.js"
@@ -40,6 +42,87 @@ export const authenticatedKeyId: FiberRef.FiberRef<Option.Option<string>> = Fibe
 )
 
 /**
+ * The services an operation uses, read from the context once per operation.
+ *
+ * @since 0.1.0
+ */
+export interface Services {
+  readonly store: Store["Type"]
+  readonly settings: Settings["Type"]
+  readonly hashing: Hashing["Type"]
+}
+
+/**
+ * Reads `Services` once and runs `f` with them.
+ *
+ * @since 0.1.0
+ */
+export const withServices = <A, E, R>(
+  f: (services: Services) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R | Store> =>
+  Effect.contextWithEffect((context: Context.Context<Store>) =>
+    f({
+      store: Context.get(context, Store),
+      settings: Context.get(context, Settings),
+      hashing: Context.get(context, Hashing)
+    })
+  )
+
+const missingKey = () => new InvalidApiKey({ message: "Send your API key as \"Authorization: Bearer <key>\"." })
+const malformedKey = () => new InvalidApiKey({ message: "The API key is malformed." })
+const refusedKey = () =>
+  new InvalidApiKey({ message: "The API key is unknown, expired, revoked, or no longer valid for its workspace." })
+
+/**
+ * Checks 2 to 4 of the order with the given services: the key (401), the rate limit (429, counting every
+ * authenticated request that is not refused with 429), the scope (403). The key and the rate limit are one store step.
+ *
+ * @since 0.1.0
+ */
+export const authenticateWith = (
+  services: Services,
+  request: ApiRequest,
+  scope: Scope
+): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> => {
+  const presented = ApiKey.fromAuthorization(request.authorization)
+  if (Option.isNone(presented)) return Effect.fail(request.authorization === undefined ? missingKey() : malformedKey())
+  const digest = ApiKey.digestWith(services.hashing, presented.value)
+  const policy = services.settings.rateLimit
+  return Effect.flatMap(Clock.currentTimeMillis, (now) =>
+    Effect.flatMap(services.store.authenticate(digest, now, policy), (
+      found
+    ): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope> => {
+      if (Option.isNone(found)) return Effect.fail(refusedKey())
+      const { accepted, key } = found.value
+      const membership = key.membership
+      // The core decides refusal itself too: a store that counted a refused key still never lets it in.
+      if (membership === null || Option.isSome(ApiKey.refusal(key, now))) return Effect.fail(refusedKey())
+      const refusal: ApiKeyRateLimited | InsufficientScope | undefined = !accepted
+        ? new ApiKeyRateLimited({
+          message: `At most ${policy.limit} requests per ${policy.windowMillis / 1000} seconds per API key.`
+        })
+        : !ApiKey.hasScope(key, scope)
+        ? new InsufficientScope({
+          message: `The API key lacks the "${scope}" scope.`,
+          details: { requiredScope: scope }
+        })
+        : undefined
+      const principal: Principal = {
+        keyId: key.id,
+        userId: key.userId,
+        workspaceId: key.workspaceId,
+        scopes: key.scopes,
+        role: membership.role,
+        payRateCents: membership.payRateCents
+      }
+      return Effect.zipRight(
+        FiberRef.set(authenticatedKeyId, Option.some(key.id)),
+        refusal === undefined ? Effect.succeed(principal) : Effect.fail(refusal)
+      )
+    }))
+}
+
+/**
  * Checks 2 to 4 of the order: the key (401), the rate limit (429, counting every authenticated request that is not
  * refused with 429), the scope (403).
  *
@@ -49,48 +132,4 @@ export const authenticate = (
   request: ApiRequest,
   scope: Scope
 ): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError, Store> =>
-  Effect.gen(function*() {
-    const presented = ApiKey.fromAuthorization(request.authorization)
-    if (Option.isNone(presented)) {
-      return yield* new InvalidApiKey({
-        message: request.authorization === undefined
-          ? "Send your API key as \"Authorization: Bearer <key>\"."
-          : "The API key is malformed."
-      })
-    }
-    const store = yield* Store
-    const found = yield* store.findApiKey(yield* ApiKey.digest(presented.value))
-    const now = yield* Clock.currentTimeMillis
-    const membership = Option.isSome(found) && Option.isNone(ApiKey.refusal(found.value, now))
-      ? found.value.membership
-      : null
-    if (Option.isNone(found) || membership === null) {
-      return yield* new InvalidApiKey({
-        message: "The API key is unknown, expired, revoked, or no longer valid for its workspace."
-      })
-    }
-    const key = found.value
-    yield* FiberRef.set(authenticatedKeyId, Option.some(key.id))
-    const settings = yield* Settings
-    if (!(yield* store.consumeRateLimit(key.id, now, settings.rateLimit))) {
-      return yield* new ApiKeyRateLimited({
-        message: `At most ${settings.rateLimit.limit} requests per ${
-          settings.rateLimit.windowMillis / 1000
-        } seconds per API key.`
-      })
-    }
-    if (!ApiKey.hasScope(key, scope)) {
-      return yield* new InsufficientScope({
-        message: `The API key lacks the "${scope}" scope.`,
-        details: { requiredScope: scope }
-      })
-    }
-    return {
-      keyId: key.id,
-      userId: key.userId,
-      workspaceId: key.workspaceId,
-      scopes: key.scopes,
-      role: membership.role,
-      payRateCents: membership.payRateCents
-    }
-  })
+  withServices((services) => authenticateWith(services, request, scope))

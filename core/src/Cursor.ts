@@ -9,7 +9,8 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Base64Url from "./internal/base64url.js"
-import { constantTimeEqual, hmacSha256, utf8 } from "./internal/crypto.js"
+import { Hashing, type HashingShape } from "./Hashing.js"
+import { constantTimeEqual, utf8 } from "./internal/crypto.js"
 
 /**
  * Where the next page continues: strictly after this entry in (`startedAt` desc, `id` desc) order.
@@ -61,14 +62,14 @@ const payload = (position: Position): Uint8Array => {
   return bytes
 }
 
-const mac = (secret: Uint8Array, body: Uint8Array, binding: Binding): Effect.Effect<Uint8Array> => {
+const mac = (hashing: HashingShape, secret: Uint8Array, body: Uint8Array, binding: Binding): Uint8Array => {
   const bound = utf8(
     `stint-cursor\n${binding.keyId}\n${binding.workspaceId}\n${binding.projectId ?? "-"}\n${binding.limit}\n`
   )
   const data = new Uint8Array(bound.length + body.length)
   data.set(bound, 0)
   data.set(body, bound.length)
-  return hmacSha256(secret, data)
+  return hashing.hmacSha256(secret, data)
 }
 
 /**
@@ -76,14 +77,20 @@ const mac = (secret: Uint8Array, body: Uint8Array, binding: Binding): Effect.Eff
  *
  * @since 0.1.0
  */
-export const encode = (position: Position, binding: Binding, secret: Uint8Array): Effect.Effect<string> => {
+export const encode = (position: Position, binding: Binding, secret: Uint8Array): Effect.Effect<string> =>
+  Effect.map(Hashing, (hashing) => encodeWith(hashing, position, binding, secret))
+
+/**
+ * `encode` with a given hashing, synchronously.
+ *
+ * @since 0.1.0
+ */
+export const encodeWith = (hashing: HashingShape, position: Position, binding: Binding, secret: Uint8Array): string => {
   const body = payload(position)
-  return Effect.map(mac(secret, body, binding), (tag) => {
-    const token = new Uint8Array(PAYLOAD_BYTES + MAC_BYTES)
-    token.set(body, 0)
-    token.set(tag, PAYLOAD_BYTES)
-    return Base64Url.encode(token)
-  })
+  const token = new Uint8Array(PAYLOAD_BYTES + MAC_BYTES)
+  token.set(body, 0)
+  token.set(mac(hashing, secret, body, binding), PAYLOAD_BYTES)
+  return Base64Url.encode(token)
 }
 
 /**
@@ -92,15 +99,24 @@ export const encode = (position: Position, binding: Binding, secret: Uint8Array)
  *
  * @since 0.1.0
  */
-export const decode = (cursor: string, binding: Binding, secret: Uint8Array): Effect.Effect<Option.Option<Position>> => {
+export const decode = (cursor: string, binding: Binding, secret: Uint8Array): Effect.Effect<Option.Option<Position>> =>
+  Effect.map(Hashing, (hashing) => decodeWith(hashing, cursor, binding, secret))
+
+/**
+ * `decode` with a given hashing, synchronously.
+ *
+ * @since 0.1.0
+ */
+export const decodeWith = (
+  hashing: HashingShape,
+  cursor: string,
+  binding: Binding,
+  secret: Uint8Array
+): Option.Option<Position> => {
   const token = Base64Url.decode(cursor)
-  if (token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION) {
-    return Effect.succeedNone
-  }
+  if (token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION) return Option.none()
   const body = token.subarray(0, PAYLOAD_BYTES)
-  return Effect.map(mac(secret, body, binding), (expected) => {
-    if (!constantTimeEqual(expected, token.subarray(PAYLOAD_BYTES))) return Option.none()
-    const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
-    return Option.some({ startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(body.subarray(9)) })
-  })
+  if (!constantTimeEqual(mac(hashing, secret, body, binding), token.subarray(PAYLOAD_BYTES))) return Option.none()
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
+  return Option.some({ startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(body.subarray(9)) })
 }

@@ -9,7 +9,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { canonicalJson } from "./internal/canonicalJson.js"
-import { sha256, toHex } from "./internal/crypto.js"
+import * as Hashing from "./Hashing.js"
 import { codePointLength } from "./Schemas.js"
 
 /** @since 0.1.0 */
@@ -43,15 +43,21 @@ export interface Input {
 }
 
 /**
- * A hex SHA-256 of the input's canonical JSON: JSON-equal bodies give equal fingerprints.
+ * A hex SHA-256 of the input's canonical JSON: JSON-equal bodies give equal fingerprints. Any depth of body is fine
+ * (the canonical form is written without recursion); a cyclic one dies with a `TypeError`.
  *
  * @since 0.1.0
  */
 export const fingerprint = (input: Input): Effect.Effect<string> =>
-  Effect.map(
-    sha256(canonicalJson({ operation: input.operation, path: input.path, body: input.body ?? null })),
-    toHex
-  )
+  Effect.map(Hashing.Hashing, (hashing) => fingerprintWith(hashing, input))
+
+/**
+ * `fingerprint` with a given hashing, synchronously.
+ *
+ * @since 0.1.0
+ */
+export const fingerprintWith = (hashing: Hashing.HashingShape, input: Input): string =>
+  Hashing.sha256Hex(hashing, canonicalJson({ operation: input.operation, path: input.path, body: input.body ?? null }))
 
 /**
  * The response snapshot replayed byte for byte.

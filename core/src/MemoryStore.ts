@@ -10,6 +10,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as ApiKey from "./ApiKey.js"
 import * as Idempotency from "./Idempotency.js"
 import { randomBytes } from "./internal/crypto.js"
 import * as RateLimit from "./RateLimit.js"
@@ -19,6 +20,7 @@ import type {
   ClientRow,
   EntryRecord,
   EntryRow,
+  KeyRecord,
   MembershipRow,
   ProjectRow,
   UserRow,
@@ -82,6 +84,17 @@ export const make = Effect.gen(function*() {
   // One lock for every write step: the simplest way to give memory the serialisation the SQL adapters give per user.
   const lock = yield* Effect.makeSemaphore(1)
 
+  // Digest → key id, checked against the table on every use (the driver may change the table directly).
+  const digests = new Map<string, string>()
+  const keyByDigest = (digest: string): ApiKeyRow | undefined => {
+    const indexed = t.apiKeys.get(digests.get(digest) ?? "")
+    if (indexed !== undefined && indexed.digest === digest) return indexed
+    digests.clear()
+    for (const key of t.apiKeys.values()) digests.set(key.digest, key.id)
+    const found = t.apiKeys.get(digests.get(digest) ?? "")
+    return found !== undefined && found.digest === digest ? found : undefined
+  }
+
   const entryRecord = (row: EntryRow): Option.Option<EntryRecord> => {
     const project = t.projects.get(row.projectId)
     const client = project === undefined ? undefined : t.clients.get(project.clientId)
@@ -105,7 +118,12 @@ export const make = Effect.gen(function*() {
   const entriesOf = (scope: UserScope) =>
     [...t.entries.values()].filter((e) => e.workspaceId === scope.workspaceId && e.userId === scope.userId)
 
-  const activeOf = (scope: UserScope) => entriesOf(scope).find((e) => e.status === "active")
+  const activeOf = (scope: UserScope): EntryRow | undefined => {
+    for (const e of t.entries.values()) {
+      if (e.status === "active" && e.workspaceId === scope.workspaceId && e.userId === scope.userId) return e
+    }
+    return undefined
+  }
 
   const apply = (scope: UserScope, changes: TimerChanges): Effect.Effect<void, StoreError> => {
     const running = activeOf(scope)
@@ -140,12 +158,12 @@ export const make = Effect.gen(function*() {
   const store: Store["Type"] = {
     ping: Effect.void,
 
-    findApiKey: (digest) =>
+    authenticate: (digest, now, policy) =>
       Effect.sync(() => {
-        const key = [...t.apiKeys.values()].find((k) => k.digest === digest)
+        const key = keyByDigest(digest)
         if (key === undefined) return Option.none()
         const membership = t.memberships.get(key2(key.workspaceId, key.userId))
-        return Option.some({
+        const record: KeyRecord = {
           id: key.id,
           userId: key.userId,
           workspaceId: key.workspaceId,
@@ -153,14 +171,11 @@ export const make = Effect.gen(function*() {
           createdAt: key.createdAt,
           revokedAt: key.revokedAt,
           membership: membership === undefined ? null : { role: membership.role, payRateCents: membership.payRateCents }
-        })
-      }),
-
-    consumeRateLimit: (keyId, now, policy) =>
-      Effect.sync(() => {
-        const decision = RateLimit.decide(t.rateHits.get(keyId) ?? [], now, policy)
-        t.rateHits.set(keyId, decision.hits)
-        return decision.accepted
+        }
+        if (Option.isSome(ApiKey.refusal(record, now))) return Option.some({ key: record, accepted: false })
+        const decision = RateLimit.decide(t.rateHits.get(key.id) ?? [], now, policy)
+        t.rateHits.set(key.id, decision.hits)
+        return Option.some({ key: record, accepted: decision.accepted })
       }),
 
     cursorSecret: Effect.succeed(secret),

@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Access from "./Access.js"
 import * as Authentication from "./Authentication.js"
+import { authenticateWith, withServices } from "./Authentication.js"
 import * as Cursor from "./Cursor.js"
 import {
   Forbidden,
@@ -44,8 +45,7 @@ import {
   TimerMutationResponse,
   Uuid
 } from "./Schemas.js"
-import { Settings } from "./Settings.js"
-import { Store, type TimerSnapshot } from "./Store.js"
+import type { TimerSnapshot } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
 const scopeOf = (principal: Authentication.Principal): UserScope => ({
@@ -54,6 +54,7 @@ const scopeOf = (principal: Authentication.Principal): UserScope => ({
 })
 
 const NoQuery = Schema.Struct({})
+
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Catalog
@@ -65,16 +66,17 @@ const NoQuery = Schema.Struct({})
  * @since 0.1.0
  */
 export const listClients = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "clients:read")
+    const principal = yield* authenticateWith(services, request, "clients:read")
     yield* decodeQuery(request.query, NoQuery)
-    const clients = yield* (yield* Store).listClients(scopeOf(principal))
+    const clients = yield* services.store.listClients(scopeOf(principal))
     const response: ListClientsResponse = {
       clients: Access.visibleClients(principal.role, clients).map(({ color, id, name }) => ({ id, name, color })),
       canCreateProjects: Access.canCreateProjects(principal.role, principal.scopes)
     }
     return response
-  })
+  }))
 
 /**
  * `GET /projects?clientId=`: the client's unarchived projects the user is assigned to (any role).
@@ -82,15 +84,16 @@ export const listClients = (request: ApiRequest) =>
  * @since 0.1.0
  */
 export const listProjects = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "projects:read")
+    const principal = yield* authenticateWith(services, request, "projects:read")
     const query = yield* decodeQuery(request.query, ListProjectsQuery)
-    const projects = yield* (yield* Store).listProjects(scopeOf(principal), query.clientId.toLowerCase())
+    const projects = yield* services.store.listProjects(scopeOf(principal), query.clientId.toLowerCase())
     const response: ListProjectsResponse = {
       projects: Access.listableProjects(projects).map(({ clientId, color, id, name }) => ({ id, clientId, name, color }))
     }
     return response
-  })
+  }))
 
 /**
  * `POST /projects`: owners and admins create a project under an active client and are assigned to it at their
@@ -99,14 +102,15 @@ export const listProjects = (request: ApiRequest) =>
  * @since 0.1.0
  */
 export const createProject = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "projects:write")
+    const principal = yield* authenticateWith(services, request, "projects:write")
     yield* decodeQuery(request.query, NoQuery)
     const body = yield* decodeBody(request.body, CreateProjectBody)
     if (!Access.isManager(principal.role)) {
       return yield* new Forbidden({ message: "Only workspace owners and admins can create projects." })
     }
-    const created = yield* (yield* Store).createProject({
+    const created = yield* services.store.createProject({
       id: yield* Ids.next,
       workspaceId: principal.workspaceId,
       clientId: body.clientId.toLowerCase(),
@@ -124,7 +128,7 @@ export const createProject = (request: ApiRequest) =>
     const { clientId, color, id, name } = created.value
     const response: CreateProjectResponse = { project: { id, clientId, name, color } }
     return response
-  })
+  }))
 
 // ---------------------------------------------------------------------------------------------------------------------
 // Timers
@@ -136,16 +140,17 @@ export const createProject = (request: ApiRequest) =>
  * @since 0.1.0
  */
 export const getActiveTimer = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "timers:read")
+    const principal = yield* authenticateWith(services, request, "timers:read")
     yield* decodeQuery(request.query, NoQuery)
-    const active = yield* (yield* Store).findActiveEntry(scopeOf(principal))
+    const active = yield* services.store.findActiveEntry(scopeOf(principal))
     const now = yield* Clock.currentTimeMillis
     const response: ActiveTimerResponse = {
       timer: Option.match(active, { onNone: () => null, onSome: (entry) => TimerRules.toTimer(entry, now) })
     }
     return response
-  })
+  }))
 
 /**
  * The result of start and stop: the response, the exact JSON bytes to send (a replay returns the stored ones), and
@@ -191,6 +196,7 @@ const requireIdempotencyKey = (request: ApiRequest) =>
  * together with the stored response.
  */
 const mutate = <E>(
+  services: Authentication.Services,
   principal: Authentication.Principal,
   key: string,
   input: Idempotency.Input,
@@ -203,12 +209,10 @@ const mutate = <E>(
     },
     E
   >
-): Effect.Effect<TimerMutation, E | IdempotencyConflict | StoreError, Store> =>
-  Effect.gen(function*() {
-    const store = yield* Store
-    const settings = yield* Settings
-    const fingerprint = yield* Idempotency.fingerprint(input)
-    return yield* store.withTimerTransaction(scopeOf(principal), (tx) =>
+): Effect.Effect<TimerMutation, E | IdempotencyConflict | StoreError> => {
+  const { settings, store } = services
+  const fingerprint = Idempotency.fingerprintWith(services.hashing, input)
+  return store.withTimerTransaction(scopeOf(principal), (tx) =>
       Effect.gen(function*() {
         const snapshot = yield* tx.read({ idempotencyKey: key, ...query })
         const now = yield* Clock.currentTimeMillis
@@ -242,8 +246,8 @@ const mutate = <E>(
           }
         }
       })
-    )
-  })
+  )
+}
 
 /**
  * `POST /timers/start`: starts a timer on a project ready for tracking and, in the same atomic step, completes the
@@ -252,8 +256,9 @@ const mutate = <E>(
  * @since 0.1.0
  */
 export const startTimer = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "timers:write")
+    const principal = yield* authenticateWith(services, request, "timers:write")
     const key = yield* requireIdempotencyKey(request)
     yield* decodeQuery(request.query, NoQuery)
     const body = yield* decodeBody(request.body, StartTimerBody)
@@ -261,6 +266,7 @@ export const startTimer = (request: ApiRequest) =>
     const id = yield* Ids.next
     const projectId = body.projectId.toLowerCase()
     return yield* mutate<ProjectNotFound>(
+      services,
       principal,
       key,
       { operation: "startTimer", path: {}, body: raw },
@@ -290,7 +296,7 @@ export const startTimer = (request: ApiRequest) =>
           }
         )
     )
-  })
+  }))
 
 /**
  * `POST /timers/{timerId}/stop`: completes the caller's active entry; idempotent under its `Idempotency-Key`. Answers
@@ -299,12 +305,14 @@ export const startTimer = (request: ApiRequest) =>
  * @since 0.1.0
  */
 export const stopTimer = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "timers:write")
+    const principal = yield* authenticateWith(services, request, "timers:write")
     const key = yield* requireIdempotencyKey(request)
     yield* decodeQuery(request.query, NoQuery)
     const timerId = (yield* decodePathParam(request.path, "timerId", Uuid)).toLowerCase()
     return yield* mutate<TimerNotFound | TimerAlreadyStopped | TimerVoided>(
+      services,
       principal,
       key,
       { operation: "stopTimer", path: { timerId }, body: undefined },
@@ -315,7 +323,7 @@ export const stopTimer = (request: ApiRequest) =>
           onRight: (finish) => Effect.succeed({ finish, response: { timer: null, stoppedTimerId: finish.id } })
         })
     )
-  })
+  }))
 
 // ---------------------------------------------------------------------------------------------------------------------
 // History
@@ -330,10 +338,11 @@ export const DEFAULT_PAGE_SIZE = 20
  * @since 0.1.0
  */
 export const listTimeEntries = (request: ApiRequest) =>
+  withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* Authentication.authenticate(request, "timers:read")
+    const principal = yield* authenticateWith(services, request, "timers:read")
     const query = yield* decodeQuery(request.query, ListTimeEntriesQuery)
-    const store = yield* Store
+    const { hashing, store } = services
     const binding: Cursor.Binding = {
       keyId: principal.keyId,
       workspaceId: principal.workspaceId,
@@ -343,7 +352,7 @@ export const listTimeEntries = (request: ApiRequest) =>
     const secret = yield* store.cursorSecret
     let after: Cursor.Position | null = null
     if (query.cursor !== undefined) {
-      const position = yield* Cursor.decode(query.cursor, binding, secret)
+      const position = Cursor.decodeWith(hashing, query.cursor, binding, secret)
       if (Option.isNone(position)) {
         return yield* new InvalidCursor({
           message: "The cursor was not issued for this key, workspace, project filter and limit.",
@@ -361,8 +370,8 @@ export const listTimeEntries = (request: ApiRequest) =>
     const page = rows.slice(0, binding.limit)
     const last = page[page.length - 1]
     const nextCursor = rows.length > binding.limit && last !== undefined
-      ? yield* Cursor.encode({ startedAt: last.startedAt, id: last.id }, binding, secret)
+      ? Cursor.encodeWith(hashing, { startedAt: last.startedAt, id: last.id }, binding, secret)
       : null
     const response: TimeEntriesPage = { entries: page.map(TimerRules.toTimeEntry), nextCursor }
     return response
-  })
+  }))

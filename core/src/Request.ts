@@ -6,9 +6,13 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import type { ParseOptions } from "effect/SchemaAST"
 import { InvalidRequest } from "./Errors.js"
+import * as Issues from "./internal/issues.js"
+import * as JsonShape from "./internal/jsonShape.js"
+import { clip } from "./internal/quote.js"
 
 /**
  * A request body as the transport read it: parsed JSON, or the reason it could not be read (wrong content type,
@@ -44,11 +48,68 @@ export interface ApiRequest {
   readonly body?: Body | undefined
 }
 
+/**
+ * The deepest nesting of arrays and objects a request body may hold, the body object counting as one. The spec's
+ * bodies need 1; anything deeper is refused before anything else looks into it.
+ *
+ * @since 0.1.0
+ */
+export const MAX_BODY_DEPTH = 64
+
+/**
+ * The most values (objects, arrays and leaves) a request body may hold. A 64 KiB JSON text holds fewer; this bounds
+ * bodies handed to the operations directly.
+ *
+ * @since 0.1.0
+ */
+export const MAX_BODY_VALUES = 100_000
+
+type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseError>
+
+// Decoders are built once per schema (the operations' schemas are module-level constants), not once per request.
+const queryDecoders = new WeakMap<object, Decoder>()
+const bodyDecoders = new WeakMap<object, Decoder>()
+const pathDecoders = new WeakMap<object, Decoder>()
+
+const decoderOf = <A, I>(
+  cache: WeakMap<object, Decoder>,
+  schema: Schema.Schema<A, I>,
+  options: ParseOptions
+): (input: unknown) => Either.Either<A, ParseResult.ParseError> => {
+  let decoder = cache.get(schema)
+  if (decoder === undefined) {
+    decoder = Schema.decodeUnknownEither(schema, options)
+    cache.set(schema, decoder)
+  }
+  return decoder as (input: unknown) => Either.Either<A, ParseResult.ParseError>
+}
+
 const issues = (error: ParseResult.ParseError) =>
-  ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => ({
-    path: issue.path.map(String).join("."),
-    message: issue.message
-  }))
+  Issues.format(error).map(({ message, path }) => ({ path, message }))
+
+const shapeMessages = {
+  "too deep": `is nested more than ${MAX_BODY_DEPTH} levels deep`,
+  "too large": `holds more than ${MAX_BODY_VALUES} values`,
+  "not JSON": "is not a JSON value"
+} as const
+
+const shapeProblem = (problem: JsonShape.Problem): InvalidRequest => {
+  const [first] = problem.path
+  const message = shapeMessages[problem.reason]
+  if (first === undefined) {
+    return new InvalidRequest({ message: `The request body ${message}.`, details: { reason: problem.reason } })
+  }
+  const field = clip(String(first))
+  return new InvalidRequest({
+    message: `Invalid field "${field}": ${message}.`,
+    details: {
+      field,
+      reason: problem.reason,
+      ...(problem.reason === "too deep" ? { maxDepth: MAX_BODY_DEPTH } : {}),
+      issues: [{ path: field, message }]
+    }
+  })
+}
 
 /**
  * Validates the query string: unknown or repeated parameters are refused (naming the parameter), then the values are
@@ -64,10 +125,11 @@ export const decodeQuery = <A, I>(
   const seen: Record<string, string> = {}
   for (const [name, value] of query ?? []) {
     if (!allowed.includes(name)) {
+      const parameter = clip(name)
       return Effect.fail(
         new InvalidRequest({
-          message: `Unknown query parameter "${name}".`,
-          details: { parameter: name, reason: "unknown" }
+          message: `Unknown query parameter "${parameter}".`,
+          details: { parameter, reason: "unknown" }
         })
       )
     }
@@ -81,7 +143,7 @@ export const decodeQuery = <A, I>(
     }
     seen[name] = value
   }
-  return Either.match(Schema.decodeUnknownEither(schema, { errors: "all" })(seen), {
+  return Either.match(decoderOf(queryDecoders, schema, { errors: "all" })(seen), {
     onLeft: (error) => {
       const found = issues(error)
       const parameter = found[0]?.path ?? ""
@@ -97,16 +159,39 @@ export const decodeQuery = <A, I>(
 }
 
 /**
- * Validates a JSON object body with `schema` (unknown properties refused), naming the offending field.
+ * Unknown properties, found in one pass over the keys and at most `Issues.MAX_ISSUES` reported: with effect's own
+ * check (`errors: "all"`), a 58 KiB body of 6,000 unknown keys took about 60 ms and was answered with 560 KB of issues.
+ */
+const unknownProperties = (value: object, fields: Schema.Struct.Fields): InvalidRequest | undefined => {
+  const expected = Object.keys(fields)
+  const unknown = Object.keys(value).filter((key) => !expected.includes(key))
+  const [first] = unknown
+  if (first === undefined) return undefined
+  const message = `is unexpected, expected: ${expected.map((key) => JSON.stringify(key)).join(" | ")}`
+  const found = unknown.slice(0, Issues.MAX_ISSUES).map((key) => ({ path: clip(key), message }))
+  return new InvalidRequest({
+    message: `Invalid field "${clip(first)}": ${message}`,
+    details: { field: clip(first), issues: found }
+  })
+}
+
+/**
+ * Validates a JSON object body with `schema` (unknown properties refused), naming the offending field. Before the
+ * schema looks into it, the body must be a plain JSON tree at most `MAX_BODY_DEPTH` deep with at most
+ * `MAX_BODY_VALUES` values; messages and `details` quote client input only clipped, so their size never depends on
+ * the body.
  *
  * @since 0.1.0
  */
-export const decodeBody = <A, I>(body: Body | undefined, schema: Schema.Schema<A, I>): Effect.Effect<A, InvalidRequest> => {
+export const decodeBody = <A, I>(
+  body: Body | undefined,
+  schema: Schema.Schema<A, I> & { readonly fields: Schema.Struct.Fields }
+): Effect.Effect<A, InvalidRequest> => {
   if (body === undefined) {
     return Effect.fail(new InvalidRequest({ message: "A JSON request body is required.", details: { reason: "missing" } }))
   }
   if (body._tag === "Unreadable") {
-    return Effect.fail(new InvalidRequest({ message: body.reason, details: { reason: "unreadable" } }))
+    return Effect.fail(new InvalidRequest({ message: clip(body.reason, 200), details: { reason: "unreadable" } }))
   }
   const value = body.value
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
@@ -114,8 +199,12 @@ export const decodeBody = <A, I>(body: Body | undefined, schema: Schema.Schema<A
       new InvalidRequest({ message: "The request body must be a JSON object.", details: { reason: "not an object" } })
     )
   }
+  const problem = JsonShape.check(value, { maxDepth: MAX_BODY_DEPTH, maxNodes: MAX_BODY_VALUES })
+  if (problem !== undefined) return Effect.fail(shapeProblem(problem))
+  const unknown = unknownProperties(value, schema.fields)
+  if (unknown !== undefined) return Effect.fail(unknown)
   return Either.match(
-    Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "error" })(value),
+    decoderOf(bodyDecoders, schema, { errors: "all", onExcessProperty: "error" })(value),
     {
       onLeft: (error) => {
         const found = issues(error)
@@ -139,7 +228,7 @@ export const decodePathParam = <A>(
   name: string,
   schema: Schema.Schema<A, string>
 ): Effect.Effect<A, InvalidRequest> =>
-  Either.match(Schema.decodeUnknownEither(schema)(path?.[name]), {
+  Either.match(decoderOf(pathDecoders, schema, {})(path?.[name]), {
     onLeft: () =>
       Effect.fail(new InvalidRequest({ message: `Invalid path parameter "${name}".`, details: { parameter: name } })),
     onRight: Effect.succeed

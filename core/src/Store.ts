@@ -4,7 +4,9 @@
  * The transaction boundary. Each public operation needs at most one atomic step, and the port offers exactly those
  * steps, never row-by-row writes the core would have to glue together:
  *
- * - `consumeRateLimit` is one atomic check-and-count per request (Postgres: one statement).
+ * - `authenticate` finds the key by its digest and, when the key authenticates, counts the request under the rate
+ *   limit: one atomic step per request (Postgres: one statement; SQLite: one immediate transaction of prepared
+ *   statements).
  * - `withTimerTransaction(scope, body)` is the only way to change timers. The adapter runs `body` inside one storage
  *   transaction that holds a lock on the user and workspace for its whole duration (Postgres: an advisory transaction
  *   lock; SQLite: `BEGIN IMMEDIATE`; memory: a semaphore). Inside, `body` reads one snapshot (the stored idempotency
@@ -29,6 +31,8 @@
  *   nothing it wrote may remain.
  * - `cursorSecret` must be the same for every instance on the store and survive restarts, or issued cursors stop
  *   working.
+ * - `admin.bulk` (optional) is one write transaction for loads of any size: the core looks rows up and inserts them a
+ *   batch at a time inside it, with the same refusals as `admin.insert`; nothing remains unless it commits.
  * - `admin.insert` must refuse, with `RecordConflict` and nothing written, a row whose id is taken (any kind), an API
  *   key digest that is taken, a second membership of a user in a workspace, a second assignment of a user to a
  *   project, and a second active entry for a user in a workspace. The core checks these against `lookup` first; the
@@ -37,7 +41,7 @@
  *
  * ```ts
  * export const layer = (options: Options): Layer.Layer<Store, StoreError> =>
- *   Layer.scoped(Store, Effect.map(open(options), (db): Store["Type"] => ({ findApiKey: …, … })))
+ *   Layer.scoped(Store, Effect.map(open(options), (db): Store["Type"] => ({ authenticate: …, … })))
  * ```
  *
  * @since 0.1.0
@@ -120,6 +124,22 @@ export interface TimerTransaction {
 }
 
 /**
+ * One write transaction that a large load fills batch by batch (see `AdminStore.bulk`).
+ *
+ * @since 0.2.0
+ */
+export interface BulkTransaction {
+  /** `AdminStore.lookup`, answered inside the transaction (rows inserted by earlier batches count as stored). */
+  readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError>
+  /**
+   * Adds a batch of rows. A row's parents come in the same or an earlier batch, or are already stored. The same
+   * rules as `AdminStore.insert` hold: a constraint the store enforces fails the batch with `RecordConflict` (or
+   * `StoreError`), and then the whole transaction is rolled back.
+   */
+  readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
+}
+
+/**
  * The admin side of the port: whole datasets in, and the few updates operators need.
  *
  * @since 0.1.0
@@ -131,6 +151,15 @@ export interface AdminStore {
   readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError>
   /** Inserts every row in one transaction; nothing is written on failure. */
   readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
+  /**
+   * Optional: runs `body` in one write transaction that it fills in batches, for loads too large to pass as one
+   * dataset (`stint seed` of a million time entries). Commits when `body` succeeds; when it fails, dies or is
+   * interrupted, nothing it inserted remains. The transaction is not bound by the timeouts meant for requests.
+   * Stores without it still load large fixtures, all or nothing, through one `insert` of every batch at the end.
+   */
+  readonly bulk?: <A, E, R>(
+    body: (tx: BulkTransaction) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | StoreError | RecordConflict, R>
   /** Sets a client's or project's archive flag; `false` when no such record exists. */
   readonly setArchived: (
     entity: "client" | "project",
@@ -177,18 +206,38 @@ export interface EntriesQuery {
 }
 
 /**
+ * What `Store.authenticate` answers for a stored key.
+ *
+ * @since 0.1.0
+ */
+export interface Authenticated {
+  /** The key, with its user's current membership in the key's workspace. */
+  readonly key: KeyRecord
+  /**
+   * Whether the request was accepted and counted under the rate limit. When the key does not authenticate at `now`
+   * (`ApiKey.refusal` is `Some`: revoked, expired, or no membership) nothing is counted and this is `false`.
+   */
+  readonly accepted: boolean
+}
+
+/**
  * The storage port.
  *
  * @since 0.1.0
  */
 export class Store extends Context.Tag("@stint/core/Store")<Store, {
-  /** The API key with this SHA-256 digest (hex), with its user's current membership. */
-  readonly findApiKey: (digest: string) => Effect.Effect<Option.Option<KeyRecord>, StoreError>
   /**
-   * Atomically: accept and count a request of `keyId` at `now` if the key's window has room under `policy`, as
-   * `RateLimit.decide` defines it. Counted across every instance that shares the store.
+   * Authentication and the rate limit in one atomic step: the API key with this SHA-256 digest (hex), with its user's
+   * current membership (`None` when no key has the digest); and, only when that key authenticates at `now`
+   * (`ApiKey.refusal(key, now)` is `None`), the request accepted and counted if the key's window has room under
+   * `policy`, as `RateLimit.decide` defines it. Counted across every instance that shares the store. The key is read
+   * in the same step, so a revocation or a removed membership refuses the key at once.
    */
-  readonly consumeRateLimit: (keyId: string, now: number, policy: Policy) => Effect.Effect<boolean, StoreError>
+  readonly authenticate: (
+    digest: string,
+    now: number,
+    policy: Policy
+  ) => Effect.Effect<Option.Option<Authenticated>, StoreError>
   /** The secret that signs cursors, shared by every instance on this store (created on first use). */
   readonly cursorSecret: Effect.Effect<Uint8Array, StoreError>
 

@@ -4,6 +4,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Option } from "effect"
 import { Idempotency } from "@stint/core"
+import { createHash } from "node:crypto"
+import * as HostileJson from "../../testing/HostileJson.js"
 
 const DAY = 24 * 60 * 60 * 1000
 const stored = (fingerprint: string, createdAt: number, done = true): Idempotency.IdempotencyRecord => ({
@@ -74,5 +76,35 @@ describe("Idempotency.fingerprint", () => {
     expect((yield* fp("startTimer", "t", x)) === (yield* fp("startTimer", "t", y))).toBe(same)
     expect(yield* fp("startTimer", "t", x)).not.toBe(yield* fp("stopTimer", "t", x))
     expect(yield* fp("stopTimer", "t1", x)).not.toBe(yield* fp("stopTimer", "t2", x))
+  }))
+
+  /** The canonical form as first written (recursive): fingerprints stored before a change must still match. */
+  const reference = (value: unknown): string => {
+    if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+    if (Array.isArray(value)) return `[${value.map(reference).join(",")}]`
+    const record = value as Record<string, unknown>
+    return `{${Object.keys(record).sort().map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(",")}}`
+  }
+
+  it.effect.prop("is the SHA-256 of the canonical JSON, as before", [json, fc.string()], ([body, timerId]) => Effect.gen(function*() {
+    const input = { operation: "stopTimer", path: { timerId }, body }
+    const expected = createHash("sha256").update(reference({ operation: input.operation, path: input.path, body })).digest("hex")
+    expect(yield* Idempotency.fingerprint(input)).toBe(expected)
+  }))
+
+  it.effect.prop("takes bodies of any depth and width (no recursion on the call stack)", [HostileJson.hostile()], ([hostile]) =>
+    Effect.gen(function*() {
+      const fp = (body: unknown) => Idempotency.fingerprint({ operation: "startTimer", path: {}, body })
+      const a = yield* fp(HostileJson.value(hostile))
+      expect(a).toMatch(/^[0-9a-f]{64}$/)
+      expect(yield* fp(HostileJson.value(hostile))).toBe(a)
+      expect(yield* fp([HostileJson.value(hostile)])).not.toBe(a)
+    }), { fastCheck: { numRuns: 30 } })
+
+  it.effect("refuses a cyclic body with a TypeError instead of looping", () => Effect.gen(function*() {
+    const cyclic: Array<unknown> = []
+    cyclic.push(cyclic)
+    const exit = yield* Effect.exit(Idempotency.fingerprint({ operation: "startTimer", path: {}, body: cyclic }))
+    expect(exit._tag === "Failure" && String(exit.cause).includes("TypeError")).toBe(true)
   }))
 })
