@@ -1,8 +1,9 @@
 /**
- * Stint's embedded default storage: the core's `Store` port on one SQLite file (`@effect/sql-sqlite-node`, that is
- * better-sqlite3), in WAL mode with a busy timeout and foreign keys on, migrated by `@effect/sql`'s Migrator. Every
- * write step runs in a `BEGIN IMMEDIATE` transaction, so several processes sharing the file keep every promise of the
- * port: one active entry per user and workspace, one execution per idempotency key, one rate-limit window per key.
+ * Stint's embedded default storage: the core's `Store` port on one SQLite file (better-sqlite3), in WAL mode with a
+ * busy timeout, foreign keys on and `synchronous = FULL` unless chosen otherwise, migrated by `@effect/sql`'s Migrator.
+ * The public operations run statements prepared once per connection. Every write step runs in a `BEGIN IMMEDIATE`
+ * transaction, so several processes sharing the file keep every promise of the port: one active entry per user and
+ * workspace, one execution per idempotency key, one rate-limit window per key.
  *
  * @since 0.1.0
  */
@@ -12,7 +13,7 @@ import { Store } from "@stint/core/Store"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
-import { consumeRateLimit, findApiKey, makeCursorSecret } from "./internal/access.js"
+import { authenticate, makeCursorSecret } from "./internal/access.js"
 import { makeAdmin } from "./internal/admin.js"
 import { createProject, listClients, listProjects } from "./internal/catalog.js"
 import { open, orStoreError } from "./internal/database.js"
@@ -33,22 +34,29 @@ export interface Options {
    * (SQLite's `busy_timeout`). Default: 5000 ms.
    */
   readonly busyTimeoutMillis?: number | undefined
+  /**
+   * SQLite's `synchronous` level in WAL mode. `FULL` (the default) syncs the WAL on every commit: a committed change
+   * survives a power loss. `NORMAL` syncs only at checkpoints: faster commits, still never a corrupt file, but the
+   * last commits before a power loss (not a process crash) may be lost. Stint keeps `FULL` unless told otherwise
+   * (`stint serve` reads `STINT_SQLITE_SYNCHRONOUS`).
+   */
+  readonly synchronous?: "FULL" | "NORMAL" | undefined
 }
 
 const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
-    const sql = yield* open(options)
+    const connection = yield* open(options)
+    const sql = connection.sql
     yield* runMigrations(sql)
     const store: Store["Type"] = {
-      findApiKey: findApiKey(sql),
-      consumeRateLimit: consumeRateLimit(sql),
+      authenticate: authenticate(connection),
       cursorSecret: yield* makeCursorSecret(sql),
       listClients: listClients(sql),
       listProjects: listProjects(sql),
       createProject: createProject(sql),
-      findActiveEntry: findActive(sql),
-      listEntries: listEntries(sql),
-      withTimerTransaction: withTimerTransaction(sql),
+      findActiveEntry: findActive(connection),
+      listEntries: listEntries(connection),
+      withTimerTransaction: withTimerTransaction(connection),
       admin: makeAdmin(sql),
       ping: sql.unsafe("SELECT 1").pipe(orStoreError("ping"), Effect.asVoid)
     }
@@ -70,7 +78,7 @@ export const layer = (options: Options): Layer.Layer<Store, StoreError> =>
  * @since 0.1.0
  */
 export const migrate = (options: Options): Effect.Effect<void, StoreError> =>
-  Effect.scoped(Effect.flatMap(open(options), runMigrations)).pipe(
+  Effect.scoped(Effect.flatMap(open(options), (connection) => runMigrations(connection.sql))).pipe(
     Effect.asVoid,
     Effect.provide(Reactivity.layer)
   )

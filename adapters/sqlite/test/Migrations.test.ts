@@ -11,7 +11,7 @@ const TABLES = [
   "idempotency_records",
   "memberships",
   "projects",
-  "rate_limit_hits",
+  "rate_limit_windows",
   "settings",
   "stint_migrations",
   "time_entries",
@@ -50,7 +50,11 @@ describe("migrations", () => {
       const schema = schemaOf(filename)
       expect(schema.filter((row) => row.type === "table").map((row) => row.name)).toEqual(TABLES)
       const migrations = migrationsOf(filename)
-      expect(migrations.map(({ id, name }) => [id, name])).toEqual([[1, "initial"], [2, "memberships_by_user"]])
+      expect(migrations.map(({ id, name }) => [id, name])).toEqual([
+        [1, "initial"],
+        [2, "memberships_by_user"],
+        [3, "rate_limit_windows"]
+      ])
 
       yield* SqliteStore.migrate({ filename })
       // The layer migrates too, and finds nothing to do.
@@ -80,6 +84,25 @@ describe("migrations", () => {
         db.prepare("SELECT sql FROM sqlite_master WHERE name = 'time_entries_one_active'").get() as { sql: string })
       expect(active.sql).toMatch(/^CREATE UNIQUE INDEX time_entries_one_active\s+ON time_entries \(workspace_id, user_id\) WHERE status = 'active'$/)
       expect(indexColumns(filename, "time_entries_one_active")).toEqual(["workspace_id", "user_id"])
+    }))
+
+  it.effect("moves the remembered rate-limit hits into one window row per key", () =>
+    Effect.gen(function*() {
+      const filename = tempFile()
+      yield* SqliteStore.migrate({ filename })
+      // The file as 0002 left it: one row per accepted request.
+      backdoor(filename, (db) => {
+        db.exec(`DROP TABLE rate_limit_windows;
+          DELETE FROM stint_migrations WHERE migration_id = 3;
+          CREATE TABLE rate_limit_hits (key_id TEXT NOT NULL, at INTEGER NOT NULL) STRICT;
+          INSERT INTO rate_limit_hits VALUES ('b', 30), ('a', 20), ('a', 10), ('b', 5);`)
+      }, true)
+      yield* SqliteStore.migrate({ filename })
+      expect(backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows ORDER BY key_id").all())).toEqual([
+        { key_id: "a", accepted_at: "[10,20]" },
+        { key_id: "b", accepted_at: "[5,30]" }
+      ])
+      expect(schemaOf(filename).some((row) => row.name === "rate_limit_hits")).toBe(false)
     }))
 
   it.effect("opens the file in WAL mode", () =>

@@ -45,6 +45,9 @@ const same = <A, E>(f: (store: StoreService) => Effect.Effect<A, E>) =>
 
 const byId = <A extends { readonly id: string }>(rows: ReadonlyArray<A>) => [...rows].sort((a, b) => a.id.localeCompare(b.id))
 
+/** A rate limit no session reaches. */
+const generous = { limit: 1_000_000, windowMillis: 60_000 }
+
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 const scopes: ReadonlyArray<Records.UserScope> = [
@@ -138,8 +141,8 @@ describe("SqliteStore answers what MemoryStore answers", () => {
         ])
 
         // Then every read of the port, on the state the session left.
-        for (const k of Object.values(keys)) yield* same((s) => s.findApiKey(sha256(k)))
-        yield* same((s) => s.findApiKey(sha256("unknown")))
+        for (const k of Object.values(keys)) yield* same((s) => s.authenticate(sha256(k), NOW, generous))
+        yield* same((s) => s.authenticate(sha256("unknown"), NOW, generous))
         for (const scope of scopes) {
           yield* Effect.map(both((s) => s.listClients(scope)), ([a, b]) => expect(byId(a)).toEqual(byId(b)))
           for (const clientId of clients) {
@@ -200,7 +203,7 @@ describe("SqliteStore answers what MemoryStore answers", () => {
         yield* same((s) => s.admin.revokeApiKey(uuid(0xe2), NOW + 5))
         yield* same((s) => s.admin.revokeApiKey(uuid(0xe2), NOW + 9))
         yield* same((s) => s.admin.revokeApiKey(uuid(0x995), NOW))
-        yield* same((s) => s.findApiKey(sha256(keys.member)))
+        yield* same((s) => s.authenticate(sha256(keys.member), NOW, generous))
         yield* same((s) => s.admin.removeMembership({ workspaceId: ids.otherWorkspace, userId: ids.owner }))
         yield* same((s) => s.admin.removeMembership({ workspaceId: ids.otherWorkspace, userId: ids.owner }))
         for (const clientId of clients) {
@@ -217,16 +220,18 @@ describe("SqliteStore answers what MemoryStore answers", () => {
           )
         }
         yield* same((s) => s.listProjects({ workspaceId: ids.workspace, userId: ids.member }, ids.umbrella))
-        expect(Option.isSome(yield* memory.findApiKey(sha256(keys.owner)))).toBe(true)
-        expect(Option.isSome(yield* sqlite.findApiKey(sha256(keys.owner)))).toBe(true)
+        expect(Option.isSome(yield* memory.authenticate(sha256(keys.owner), NOW, generous))).toBe(true)
+        expect(Option.isSome(yield* sqlite.authenticate(sha256(keys.owner), NOW, generous))).toBe(true)
       }))
 
-    it.effect("for the rate limit, whatever the order of the clocks", () =>
+    it.effect("for the rate limit, whatever the order of the clocks, counting only keys that authenticate", () =>
       Effect.gen(function*() {
         const nows = [0, 10, 10, 999, 1000, 1001, 500, 1500, 2000, 2001, 2001, 2002, 1999, 5000, 5000, 5000, 5000]
-        for (const policy of [{ limit: 3, windowMillis: 1000 }, { limit: 1, windowMillis: 1 }]) {
-          const keyId = `rate-${policy.limit}`
-          for (const now of nows) yield* same((s) => s.consumeRateLimit(keyId, now, policy))
+        const policies = [{ limit: 3, windowMillis: 1000 }, { limit: 1, windowMillis: 1 }, { limit: 0, windowMillis: 10 }]
+        for (const [i, policy] of policies.entries()) {
+          for (const k of [...Object.values(keys), "unknown"]) {
+            for (const now of nows) yield* same((s) => s.authenticate(sha256(k), NOW + (i + 1) * 100_000 + now, policy))
+          }
         }
       }))
 

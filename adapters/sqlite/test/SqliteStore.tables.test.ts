@@ -108,12 +108,17 @@ describe("SqliteStore, read through a backdoor", () => {
       yield* seed()
       for (let i = 0; i < 3; i++) yield* Operations.getActiveTimer(as(keys.owner))
       yield* Effect.flip(Operations.getActiveTimer(as(keys.owner)))
-      expect(rows(filename, "SELECT key_id, at FROM rate_limit_hits")).toEqual(
-        [NOW, NOW, NOW].map((at) => ({ key_id: uuid(0xe1), at }))
-      )
+      expect(rows(filename, "SELECT key_id, accepted_at FROM rate_limit_windows")).toEqual([
+        { key_id: uuid(0xe1), accepted_at: JSON.stringify([NOW, NOW, NOW]) }
+      ])
       yield* TestClock.adjust("60 seconds")
       yield* Operations.getActiveTimer(as(keys.owner))
-      expect(rows(filename, "SELECT key_id, at FROM rate_limit_hits")).toEqual([{ key_id: uuid(0xe1), at: NOW + 60_000 }])
+      expect(rows(filename, "SELECT key_id, accepted_at FROM rate_limit_windows")).toEqual([
+        { key_id: uuid(0xe1), accepted_at: JSON.stringify([NOW + 60_000]) }
+      ])
+      // A key that does not authenticate (revoked) is not counted.
+      yield* Effect.flip(Operations.getActiveTimer(as(keys.revoked)))
+      expect(rows(filename, "SELECT count(*) AS n FROM rate_limit_windows")).toEqual([{ n: 1 }])
     }).pipe(
       Effect.provideService(Settings.Settings, { ...Settings.defaults, rateLimit: { limit: 3, windowMillis: 60_000 } }),
       Effect.provide(SqliteStore.layer({ filename }))

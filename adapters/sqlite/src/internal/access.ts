@@ -1,74 +1,75 @@
 /**
- * What authentication needs from SQLite: API keys by digest with their user's membership, the per-key sliding-window
- * rate limit (the core's `RateLimit.decide` inside one `BEGIN IMMEDIATE` transaction, so every process on the file
- * counts in the same window), and the cursor secret shared through the `settings` table.
+ * What authentication needs from SQLite, in one `BEGIN IMMEDIATE` transaction of prepared statements per request: the
+ * API key by digest with its user's membership, and, when the key authenticates, the per-key sliding window (one row
+ * per key holding the times of its accepted requests inside the window, decided on by the core's `RateLimit.decide`;
+ * every process on the file counts in the same window). Also the cursor secret shared through the `settings` table.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
+import * as ApiKey from "@stint/core/ApiKey"
 import type { StoreError } from "@stint/core/Errors"
 import * as RateLimit from "@stint/core/RateLimit"
-import type { KeyRecord } from "@stint/core/Records"
+import type { Authenticated } from "@stint/core/Store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
-import { immediate, orStoreError } from "./database.js"
-import { decodeRows, KeyRow } from "./rows.js"
+import type { Connection } from "./connection.js"
+import { orStoreError, storeError } from "./database.js"
+import * as Records from "./records.js"
+import { decodeRows } from "./rows.js"
 
-const decodeKeys = decodeRows(KeyRow, "API keys")
+const KEY = `SELECT k.id, k.user_id AS userId, k.workspace_id AS workspaceId, k.scopes, k.created_at AS createdAt,
+    k.revoked_at AS revokedAt, m.role, m.pay_rate_cents AS memberRateCents
+  FROM api_keys k
+  LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
+  WHERE k.digest = ?`
 
-/** `Store.findApiKey`: the key with this digest, with its user's current membership in the key's workspace. */
-export const findApiKey = (sql: SqlClient.SqlClient) =>
-(digest: string): Effect.Effect<Option.Option<KeyRecord>, StoreError> =>
-  sql.unsafe(
-    `SELECT k.id, k.user_id, k.workspace_id, k.scopes, k.created_at, k.revoked_at, m.role,
-        m.pay_rate_cents AS member_rate_cents
-      FROM api_keys k
-      LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
-      WHERE k.digest = ?`,
-    [digest]
-  ).pipe(
-    orStoreError("reading an API key"),
-    Effect.flatMap(decodeKeys),
-    Effect.map((rows) =>
-      Option.map(Option.fromNullable(rows[0]), (row): KeyRecord => ({
-        id: row.id,
-        userId: row.userId,
-        workspaceId: row.workspaceId,
-        scopes: row.scopes,
-        createdAt: row.createdAt,
-        revokedAt: row.revokedAt,
-        membership: row.role === null || row.memberRateCents === null
-          ? null
-          : { role: row.role, payRateCents: row.memberRateCents }
-      }))
-    )
-  )
+const WINDOW = `SELECT accepted_at AS acceptedAt FROM rate_limit_windows WHERE key_id = ?`
 
-const decodeHits = decodeRows(Schema.Struct({ at: Schema.Number }), "rate limit hits")
+const SAVE_WINDOW = `INSERT INTO rate_limit_windows (key_id, accepted_at) VALUES (?, ?)
+  ON CONFLICT (key_id) DO UPDATE SET accepted_at = excluded.accepted_at`
+
+/** The accepted times stored in a window row: a JSON array of epoch milliseconds. */
+const acceptedTimes = (row: unknown): ReadonlyArray<number> => {
+  if (row === undefined) return []
+  const stored = (row as { readonly acceptedAt?: unknown }).acceptedAt
+  const parsed: unknown = typeof stored === "string" ? JSON.parse(stored) : undefined
+  if (!Array.isArray(parsed) || !parsed.every((at) => typeof at === "number")) {
+    throw new Error("rate_limit_windows.accepted_at: expected a JSON array of numbers")
+  }
+  return parsed as ReadonlyArray<number>
+}
 
 /**
- * `Store.consumeRateLimit`: under the write lock, the key's remembered hits are decided on by `RateLimit.decide`;
- * hits that left the window are forgotten and an accepted request is remembered.
+ * `Store.authenticate`: under the write lock, the key and its membership; when the key authenticates at `now`, its
+ * window is decided on by `RateLimit.decide` and stored back (times that left the window forgotten, an accepted
+ * request remembered).
  */
-export const consumeRateLimit = (sql: SqlClient.SqlClient) =>
-(keyId: string, now: number, policy: RateLimit.Policy): Effect.Effect<boolean, StoreError> =>
-  immediate(sql)(Effect.gen(function*() {
-    const hits = yield* sql.unsafe(`SELECT at FROM rate_limit_hits WHERE key_id = ?`, [keyId]).pipe(
-      orStoreError("reading rate limit hits"),
-      Effect.flatMap(decodeHits)
+export const authenticate = (connection: Connection) => {
+  const findKey = connection.prepare(KEY)
+  const readWindow = connection.prepare(WINDOW)
+  const saveWindow = connection.prepare(SAVE_WINDOW)
+  return (digest: string, now: number, policy: RateLimit.Policy): Effect.Effect<Option.Option<Authenticated>, StoreError> =>
+    connection.transaction(
+      "authenticating a key",
+      Effect.try({
+        try: (): Option.Option<Authenticated> => {
+          const row = findKey.get(digest) as Record<string, unknown> | undefined
+          if (row === undefined) return Option.none()
+          const key = Records.key(row)
+          if (Option.isSome(ApiKey.refusal(key, now))) return Option.some({ key, accepted: false })
+          const before = acceptedTimes(readWindow.get(key.id))
+          const decision = RateLimit.decide(before, now, policy)
+          if (decision.accepted || decision.hits.length !== before.length) {
+            saveWindow.run(key.id, JSON.stringify(decision.hits))
+          }
+          return Option.some({ key, accepted: decision.accepted })
+        },
+        catch: storeError("authenticating a key")
+      })
     )
-    const decision = RateLimit.decide(hits.map((hit) => hit.at), now, policy)
-    // `decide` keeps exactly the hits after `now - windowMillis`.
-    yield* sql.unsafe(`DELETE FROM rate_limit_hits WHERE key_id = ? AND at <= ?`, [keyId, now - policy.windowMillis])
-      .pipe(orStoreError("forgetting rate limit hits"))
-    if (decision.accepted) {
-      yield* sql.unsafe(`INSERT INTO rate_limit_hits (key_id, at) VALUES (?, ?)`, [keyId, now]).pipe(
-        orStoreError("counting a request")
-      )
-    }
-    return decision.accepted
-  }))
+}
 
 const SECRET_BYTES = 32
 

@@ -1,23 +1,23 @@
 /**
- * Opening the SQLite file with Stint's pragmas, the write transaction that takes the write lock up front
+ * Opening the SQLite file with Stint's pragmas (see `connection.ts`), the `@effect/sql` write transaction that takes the write lock up front
  * (`BEGIN IMMEDIATE`), and the mapping of SQLite's failures to the core's `StoreError`.
  */
 import type * as Reactivity from "@effect/experimental/Reactivity"
 import * as SqlClient from "@effect/sql/SqlClient"
 import type * as SqlConnection from "@effect/sql/SqlConnection"
-import * as SqliteClient from "@effect/sql-sqlite-node/SqliteClient"
 import { StoreError } from "@stint/core/Errors"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
-import * as Str from "effect/String"
+import * as Connection from "./connection.js"
 
 /** How the database is opened. */
 export interface Options {
   readonly filename: string
   readonly busyTimeoutMillis?: number | undefined
+  readonly synchronous?: "FULL" | "NORMAL" | undefined
 }
 
 /** The default time a statement waits for another connection's lock before failing with `SQLITE_BUSY`. */
@@ -35,26 +35,22 @@ export const orStoreError = (what: string) =>
 <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, StoreError, R> => Effect.mapError(effect, storeError(what))
 
 /**
- * Opens (and creates) the file: WAL journal, the busy timeout, foreign keys on. Result columns are renamed from
- * snake_case to camelCase. The client closes the file when the scope closes.
+ * Opens (and creates) the file: WAL journal, the busy timeout, foreign keys on, the `synchronous` level (default
+ * `FULL`). The connection closes when the scope closes.
  */
 export const open = (
   options: Options
-): Effect.Effect<SqliteClient.SqliteClient, StoreError, Scope.Scope | Reactivity.Reactivity> =>
+): Effect.Effect<Connection.Connection, StoreError, Scope.Scope | Reactivity.Reactivity> =>
   Effect.gen(function*() {
     const busyTimeout = options.busyTimeoutMillis ?? DEFAULT_BUSY_TIMEOUT_MILLIS
     if (!Number.isInteger(busyTimeout) || busyTimeout < 0) {
       return yield* new StoreError({ message: `SQLite: busyTimeoutMillis must be a non-negative integer` })
     }
-    // better-sqlite3 throws while opening (missing directory, not a database); the client lets that escape as a defect.
-    const client = yield* SqliteClient.make({
-      filename: options.filename,
-      transformResultNames: Str.snakeToCamel
-    }).pipe(Effect.catchAllDefect((defect) => Effect.fail(storeError(`opening ${options.filename}`)(defect))))
-    yield* client.unsafe(`PRAGMA busy_timeout = ${busyTimeout}`).pipe(orStoreError("setting the busy timeout"))
-    // Per connection, and only outside a transaction: set before anything else runs.
-    yield* client.unsafe("PRAGMA foreign_keys = ON").pipe(orStoreError("enabling foreign keys"))
-    return client
+    const synchronous = options.synchronous ?? "FULL"
+    if (synchronous !== "FULL" && synchronous !== "NORMAL") {
+      return yield* new StoreError({ message: `SQLite: synchronous must be "FULL" or "NORMAL"` })
+    }
+    return yield* Connection.open({ filename: options.filename, busyTimeoutMillis: busyTimeout, synchronous })
   })
 
 /**

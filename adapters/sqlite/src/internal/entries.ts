@@ -1,26 +1,25 @@
 /**
  * Reading time entries joined with their project and client: a user's active entry, one entry, and keyset pages of a
- * user's history in (`started_at` desc, `id` desc) order, served by the history indexes as an index range scan.
+ * user's history in (`started_at` desc, `id` desc) order, served by the history indexes as an index range scan. Each
+ * shape of statement is prepared once on the connection.
  */
-import type * as SqlClient from "@effect/sql/SqlClient"
 import type { StoreError } from "@stint/core/Errors"
 import type { EntryRecord, UserScope } from "@stint/core/Records"
 import type { EntriesQuery } from "@stint/core/Store"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { orStoreError } from "./database.js"
-import { decodeRows, EntryRecordRow } from "./rows.js"
+import type { Connection, Prepared } from "./connection.js"
+import * as Records from "./records.js"
 
 /** The columns of an `EntryRecord`, from `time_entries e` joined with `projects p` and `clients c`. */
-const columns = `e.id, e.project_id, p.name AS project_name, c.id AS client_id, c.name AS client_name, p.color,
-  e.status, e.billable, e.note, e.started_at, e.ended_at, e.pay_rate_cents`
+const columns = `e.id, e.project_id AS projectId, p.name AS projectName, c.id AS clientId, c.name AS clientName,
+  p.color, e.status, e.billable, e.note, e.started_at AS startedAt, e.ended_at AS endedAt,
+  e.pay_rate_cents AS payRateCents`
 
 // CROSS JOIN keeps time_entries the outer loop, so the planner walks the history index and stops after LIMIT rows.
 const from = `time_entries e
   CROSS JOIN projects p ON p.id = e.project_id
   CROSS JOIN clients c ON c.id = p.client_id`
-
-const decodeEntries = decodeRows(EntryRecordRow, "time entries")
 
 /**
  * The SQL text and parameters of a history page. The project filter selects the project index; the row-value
@@ -47,33 +46,41 @@ export const listEntriesQuery = (
   }
 }
 
+const entries = (rows: ReadonlyArray<unknown>): ReadonlyArray<EntryRecord> =>
+  rows.map((row) => Records.entry(row as Record<string, unknown>))
+
+const firstEntry = (statement: Prepared, params: ReadonlyArray<unknown>): Option.Option<EntryRecord> => {
+  const row = statement.get(...params) as Record<string, unknown> | undefined
+  return row === undefined ? Option.none() : Option.some(Records.entry(row))
+}
+
 /** Up to `limit` entries of the scope, newest first, strictly after `after`. */
-export const listEntries = (sql: SqlClient.SqlClient) =>
+export const listEntries = (connection: Connection) =>
 (scope: UserScope, query: EntriesQuery): Effect.Effect<ReadonlyArray<EntryRecord>, StoreError> => {
-  const { params, sql: text } = listEntriesQuery(scope, query)
-  return sql.unsafe(text, params).pipe(orStoreError("listing time entries"), Effect.flatMap(decodeEntries))
+  const { params, sql } = listEntriesQuery(scope, query)
+  return connection.run("listing time entries", () => entries(connection.prepare(sql).all(...params)))
+}
+
+const ACTIVE = `SELECT ${columns} FROM ${from} WHERE e.workspace_id = ? AND e.user_id = ? AND e.status = 'active'`
+
+/** The scope's active entry, synchronously (the caller holds the connection). */
+export const activeOf = (connection: Connection) => {
+  const statement = connection.prepare(ACTIVE)
+  return (scope: UserScope): Option.Option<EntryRecord> => firstEntry(statement, [scope.workspaceId, scope.userId])
 }
 
 /** The scope's active entry. */
-export const findActive = (sql: SqlClient.SqlClient) =>
-(scope: UserScope): Effect.Effect<Option.Option<EntryRecord>, StoreError> =>
-  sql.unsafe(
-    `SELECT ${columns} FROM ${from} WHERE e.workspace_id = ? AND e.user_id = ? AND e.status = 'active'`,
-    [scope.workspaceId, scope.userId]
-  ).pipe(
-    orStoreError("reading the active entry"),
-    Effect.flatMap(decodeEntries),
-    Effect.map((rows) => Option.fromNullable(rows[0]))
-  )
+export const findActive = (connection: Connection) => {
+  const active = activeOf(connection)
+  return (scope: UserScope): Effect.Effect<Option.Option<EntryRecord>, StoreError> =>
+    connection.run("reading the active entry", () => active(scope))
+}
 
-/** The entry with this id, if it belongs to the scope. */
-export const findInScope = (sql: SqlClient.SqlClient) =>
-(scope: UserScope, id: string): Effect.Effect<Option.Option<EntryRecord>, StoreError> =>
-  sql.unsafe(
-    `SELECT ${columns} FROM ${from} WHERE e.id = ? AND e.workspace_id = ? AND e.user_id = ?`,
-    [id, scope.workspaceId, scope.userId]
-  ).pipe(
-    orStoreError("reading a time entry"),
-    Effect.flatMap(decodeEntries),
-    Effect.map((rows) => Option.fromNullable(rows[0]))
-  )
+const IN_SCOPE = `SELECT ${columns} FROM ${from} WHERE e.id = ? AND e.workspace_id = ? AND e.user_id = ?`
+
+/** The entry with this id if it belongs to the scope, synchronously (the caller holds the connection). */
+export const inScope = (connection: Connection) => {
+  const statement = connection.prepare(IN_SCOPE)
+  return (scope: UserScope, id: string): Option.Option<EntryRecord> =>
+    firstEntry(statement, [id, scope.workspaceId, scope.userId])
+}

@@ -101,7 +101,7 @@ const sqliteCode = (error: SqlError): string | undefined => {
 }
 
 /** Runs one insert; uniqueness and foreign-key violations become a `RecordConflict` on this row. */
-const insertRow = (
+export const insertRow = (
   sql: SqlClient.SqlClient,
   entity: string,
   id: string,

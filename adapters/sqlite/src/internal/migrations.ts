@@ -9,12 +9,14 @@ import { StoreError } from "@stint/core/Errors"
 import * as Effect from "effect/Effect"
 import initial from "../migrations/0001_initial.js"
 import membershipsByUser from "../migrations/0002_memberships_by_user.js"
+import rateLimitWindows from "../migrations/0003_rate_limit_windows.js"
 import { immediate, storeError } from "./database.js"
 
 /** The migrations, by `NNNN_name`. */
 export const migrations = Migrator.fromRecord({
   "0001_initial": initial,
-  "0002_memberships_by_user": membershipsByUser
+  "0002_memberships_by_user": membershipsByUser,
+  "0003_rate_limit_windows": rateLimitWindows
 })
 
 /** The table where the Migrator records what ran. */

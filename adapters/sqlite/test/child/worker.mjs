@@ -1,11 +1,13 @@
 // A second OS process for the concurrency tests: plain JavaScript on the built packages (dist/), no test runner.
 // Usage: node worker.mjs '<json options>'; prints one JSON line with its results on stdout.
 //   mode "start": `count` startTimer requests (every third key shared with the other process, every fourth followed
-//                 by a stop), `concurrency` at a time.
+//                 by a stop), `concurrency` at a time; reports when its burst began and ended (epoch ms).
 //   mode "rate":  `count` getActiveTimer requests under a rate limit of `limit` per minute; prints how many passed.
 //   mode "open":  opens the store (migrating a fresh file) and prints the cursor secret.
 //   mode "hold":  takes the file's write lock directly with better-sqlite3, prints "locked", holds it `millis` ms.
-// `startAt` (epoch ms) makes two workers begin their requests at the same instant.
+// `barrier` makes workers begin their requests together (see `together`). `pauseMillis` spaces each fiber's
+// requests like clients that think between them (a burst of synchronous requests can otherwise finish before the
+// other process's busy handler next looks at the lock).
 import { Operations, Request, Settings, Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import Database from "better-sqlite3"
@@ -27,6 +29,7 @@ const outcome = (effect) =>
 const start = (i) => {
   const key = i % 3 === 0 ? `shared-${i}` : `${options.prefix}-${i}`
   return Effect.gen(function*() {
+    if (options.pauseMillis !== undefined) yield* Effect.sleep(options.pauseMillis)
     const started = yield* outcome(Operations.startTimer({
       authorization: bearer,
       idempotencyKey: key,
@@ -47,15 +50,32 @@ const start = (i) => {
   })
 }
 
-// Both workers begin their burst at the same instant, once their stores are open.
-const together = Effect.suspend(() => Effect.sleep(Math.max(0, (options.startAt ?? 0) - Date.now())))
+// Workers given `barrier` print "ready" once their store is open and begin their burst when the parent writes "go"
+// on stdin, which it does once every worker is ready: the bursts overlap however slowly each process started.
+const together = options.barrier === true
+  ? Effect.async((resume) => {
+    process.stdout.write("ready\n")
+    let input = ""
+    const onData = (chunk) => {
+      input += chunk.toString()
+      if (input.includes("go")) {
+        process.stdin.off("data", onData)
+        process.stdin.pause()
+        resume(Effect.void)
+      }
+    }
+    process.stdin.on("data", onData)
+  })
+  : Effect.void
 
 const modes = {
-  start: () =>
-    Effect.map(
+  start: () => {
+    const began = Date.now()
+    return Effect.map(
       Effect.forEach(Array.from({ length: options.count }, (_, i) => i), start, { concurrency: options.concurrency }),
-      (results) => ({ results: results.flat() })
-    ),
+      (results) => ({ results: results.flat(), began, ended: Date.now() })
+    )
+  },
   rate: () =>
     Effect.map(
       Effect.forEach(

@@ -1,0 +1,178 @@
+/**
+ * The one better-sqlite3 connection of a store, shared by two ways of using it under one lock: an `@effect/sql`
+ * client (migrations and the admin side) and direct prepared statements for every public operation. Statements are
+ * prepared once per connection and reused. Statements outside a transaction wait while a transaction holds the
+ * connection; a transaction holds it from `BEGIN IMMEDIATE` to `COMMIT`, so no other fiber's statement can land in it.
+ */
+import type * as Reactivity from "@effect/experimental/Reactivity"
+import * as SqlClient from "@effect/sql/SqlClient"
+import type * as SqlConnection from "@effect/sql/SqlConnection"
+import { SqlError } from "@effect/sql/SqlError"
+import * as Statement from "@effect/sql/Statement"
+import type { StoreError } from "@stint/core/Errors"
+import Sqlite from "better-sqlite3"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Str from "effect/String"
+import { storeError } from "./database.js"
+
+/** A statement prepared once on the connection. */
+export type Prepared = Sqlite.Statement<Array<unknown>, Record<string, unknown>>
+
+/** The connection, its lock and its statement cache. */
+export interface Connection {
+  /** The `@effect/sql` client over this connection (for migrations and the admin side). */
+  readonly sql: SqlClient.SqlClient
+  /** The statement for `text`, prepared on first use and kept for the life of the connection. */
+  readonly prepare: (text: string) => Prepared
+  /** Runs `f` synchronously once no transaction holds the connection; a throw becomes a `StoreError` about `what`. */
+  readonly run: <A>(what: string, f: () => A) => Effect.Effect<A, StoreError>
+  /**
+   * Runs `effect` in one write transaction (`BEGIN IMMEDIATE`, waiting up to the busy timeout for other processes)
+   * holding the connection, then `commit()` and COMMIT when it succeeds, or ROLLBACK when anything fails, dies or is
+   * interrupted. `commit` runs synchronously inside the transaction (its throw rolls back).
+   */
+  readonly transaction: <A, E, R>(
+    what: string,
+    effect: Effect.Effect<A, E, R>,
+    commit?: (a: A) => void
+  ) => Effect.Effect<A, E | StoreError, R>
+}
+
+/** The options of `open`. */
+export interface OpenOptions {
+  readonly filename: string
+  readonly busyTimeoutMillis: number
+  readonly synchronous: "FULL" | "NORMAL"
+}
+
+const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
+
+/**
+ * Opens the file (WAL, the busy timeout, foreign keys, the `synchronous` level) and closes it with the scope.
+ */
+export const open = (
+  options: OpenOptions
+): Effect.Effect<Connection, StoreError, Scope.Scope | Reactivity.Reactivity> =>
+  Effect.gen(function*() {
+    const db = yield* Effect.try({
+      try: () => new Sqlite(options.filename),
+      catch: storeError(`opening ${options.filename}`)
+    })
+    yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
+    yield* Effect.try({
+      try: () => {
+        db.pragma("journal_mode = WAL")
+        db.pragma(`busy_timeout = ${options.busyTimeoutMillis}`)
+        db.pragma(`synchronous = ${options.synchronous}`)
+        // Per connection, and only outside a transaction: set before anything else runs.
+        db.pragma("foreign_keys = ON")
+      },
+      catch: storeError(`setting up ${options.filename}`)
+    })
+
+    const statements = new Map<string, Prepared>()
+    const prepare = (text: string): Prepared => {
+      let statement = statements.get(text)
+      if (statement === undefined) {
+        statement = db.prepare(text)
+        statements.set(text, statement)
+      }
+      return statement
+    }
+    const begin = prepare("BEGIN IMMEDIATE")
+    const commitStatement = prepare("COMMIT")
+
+    const lock = yield* Effect.makeSemaphore(1)
+
+    const run = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> =>
+      lock.withPermits(1)(Effect.try({ try: f, catch: storeError(what) }))
+
+    const rollback = Effect.sync(() => {
+      // SQLite may have rolled back already (a failed COMMIT, an I/O error): then there is nothing left to undo.
+      if (db.inTransaction) db.exec("ROLLBACK")
+    }).pipe(Effect.catchAllDefect((defect) => Effect.logWarning("SQLite: rollback failed", defect)))
+
+    const transaction = <A, E, R>(
+      what: string,
+      effect: Effect.Effect<A, E, R>,
+      commit?: (a: A) => void
+    ): Effect.Effect<A, E | StoreError, R> =>
+      lock.withPermits(1)(Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(
+          Effect.try({ try: () => begin.run(), catch: storeError(`beginning ${what}`) }),
+          () =>
+            Effect.flatMap(Effect.exit(restore(effect)), (exit): Effect.Effect<A, E | StoreError> => {
+              if (Exit.isFailure(exit)) return Effect.zipRight(rollback, exit)
+              try {
+                commit?.(exit.value)
+                commitStatement.run()
+                return Effect.succeed(exit.value)
+              } catch (cause) {
+                return Effect.zipRight(rollback, Effect.fail(storeError(`committing ${what}`)(cause)))
+              }
+            })
+        )
+      ))
+
+    // The `@effect/sql` side: the same connection and statement cache, behind the same lock.
+    const execute = (text: string, params: ReadonlyArray<unknown>, raw: boolean) =>
+      Effect.try({
+        try: () => {
+          const statement = prepare(text)
+          if (statement.reader) return statement.all(...params) as ReadonlyArray<unknown>
+          const result = statement.run(...params)
+          return raw ? (result as unknown as ReadonlyArray<unknown>) : []
+        },
+        catch: sqlError
+      })
+    const connection: SqlConnection.Connection = {
+      execute: (text, params, transformRows) =>
+        transformRows === undefined
+          ? execute(text, params, false)
+          : Effect.map(execute(text, params, false), (rows) => transformRows(rows as ReadonlyArray<object>)),
+      executeRaw: (text, params) => execute(text, params, true),
+      executeValues: (text, params) =>
+        Effect.try({
+          try: () => {
+            const statement = db.prepare(text)
+            if (!statement.reader) {
+              statement.run(...params)
+              return []
+            }
+            return statement.raw(true).all(...params) as ReadonlyArray<ReadonlyArray<unknown>>
+          },
+          catch: sqlError
+        }),
+      executeUnprepared: (text, params, transformRows) =>
+        Effect.try({
+          try: () => {
+            const statement = db.prepare(text)
+            const rows = statement.reader ? statement.all(...(params ?? [])) as ReadonlyArray<object> : []
+            if (!statement.reader) statement.run(...(params ?? []))
+            return transformRows === undefined ? rows : transformRows(rows)
+          },
+          catch: sqlError
+        }),
+      executeStream: () => Stream.die("SQLite: streaming is not supported")
+    }
+    const transformRows = Statement.defaultTransforms(Str.snakeToCamel).array
+    const sql = yield* SqlClient.make({
+      acquirer: lock.withPermits(1)(Effect.succeed(connection)),
+      transactionAcquirer: Effect.uninterruptibleMask((restore) =>
+        Effect.as(
+          Effect.zipRight(
+            restore(lock.take(1)),
+            Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, lock.release(1)))
+          ),
+          connection
+        )
+      ),
+      compiler: Statement.makeCompilerSqlite(),
+      spanAttributes: [["db.system.name", "sqlite"]],
+      transformRows
+    })
+    return { sql, prepare, run, transaction }
+  })
