@@ -8,6 +8,7 @@
  */
 import { StoreError } from "@stint/core/Errors"
 import { Store } from "@stint/core/Store"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -89,11 +90,30 @@ export const migrate = (options: Options): Effect.Effect<void, StoreError> =>
   }))
 
 /**
- * Connects, applies pending migrations, and returns the store; its connections close with the scope.
+ * How the store's connection pool is used at one moment.
  *
  * @since 0.1.0
  */
-export const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.Scope> =>
+export interface PoolUsage {
+  /** Open connections (in use or idle). */
+  readonly total: number
+  readonly idle: number
+  /** Queries waiting for a free connection. */
+  readonly waiting: number
+  /** The pool's size limit. */
+  readonly max: number
+}
+
+/**
+ * A read-only view of the store's pool, for metrics (`layerWithPoolStats` provides it).
+ *
+ * @since 0.1.0
+ */
+export class PoolStats extends Context.Tag("@stint/postgres/PgStore/PoolStats")<PoolStats, {
+  readonly usage: () => PoolUsage
+}>() {}
+
+const open = (options: Options) =>
   Effect.gen(function*() {
     const poolSettings = yield* settings(options)
     const stored = yield* Effect.scoped(Effect.flatMap(
@@ -111,11 +131,14 @@ export const make = (options: Options): Effect.Effect<Store["Type"], StoreError,
     const store: Store["Type"] = {
       ping: Effect.asVoid(run("ping", Queries.ping)),
 
-      findApiKey: (digest) =>
-        Effect.map(rows("finding a key", Queries.findApiKey(digest), Rows.key), (found) => Option.fromNullable(found[0])),
-
-      consumeRateLimit: (keyId, now, policy) =>
-        Effect.map(run("counting a request", Queries.consumeRateLimit(keyId, now, policy)), (result) => result.length > 0),
+      authenticate: (digest, now, policy) =>
+        Effect.map(
+          rows("authenticating a key", Queries.authenticate(digest, now, policy), (row) => ({
+            key: Rows.key(row),
+            accepted: row["accepted"] === true
+          })),
+          (found) => Option.fromNullable(found[0])
+        ),
 
       cursorSecret: Effect.succeed(secret),
 
@@ -141,10 +164,26 @@ export const make = (options: Options): Effect.Effect<Store["Type"], StoreError,
 
       withTimerTransaction: withTimerTransaction(pool),
 
-      admin: AdminStore.make(pool)
+      admin: AdminStore.make(pool, poolSettings)
     }
-    return store
+    const stats: PoolStats["Type"] = {
+      usage: () => ({
+        total: pool.totalCount,
+        idle: pool.idleCount,
+        waiting: pool.waitingCount,
+        max: poolSettings.poolSize
+      })
+    }
+    return { store, stats }
   })
+
+/**
+ * Connects, applies pending migrations, and returns the store; its connections close with the scope.
+ *
+ * @since 0.1.0
+ */
+export const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.Scope> =>
+  Effect.map(open(options), ({ store }) => store)
 
 /**
  * The `Store` on PostgreSQL: connects, applies pending migrations, and ends its pool when the layer's scope closes.
@@ -152,3 +191,13 @@ export const make = (options: Options): Effect.Effect<Store["Type"], StoreError,
  * @since 0.1.0
  */
 export const layer = (options: Options): Layer.Layer<Store, StoreError> => Layer.scoped(Store, make(options))
+
+/**
+ * `layer`, also providing `PoolStats`.
+ *
+ * @since 0.1.0
+ */
+export const layerWithPoolStats = (options: Options): Layer.Layer<Store | PoolStats, StoreError> =>
+  Layer.scopedContext(
+    Effect.map(open(options), ({ stats, store }) => Context.make(Store, store).pipe(Context.add(PoolStats, stats)))
+  )

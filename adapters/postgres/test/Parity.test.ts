@@ -16,6 +16,9 @@ type StoreService = Store.Store["Type"]
 const NOW = Date.parse("2026-03-01T12:00:00.000Z")
 const DAY = 24 * 3600 * 1000
 
+/** A rate limit no session reaches. */
+const generous = { limit: 1_000_000, windowMillis: 60_000 }
+
 /** A valid UUIDv7 whose last group is `n` in hex. */
 const uuid = (n: number): string => `00000000-0000-7000-8000-${n.toString(16).padStart(12, "0")}`
 
@@ -232,8 +235,8 @@ describe("PgStore answers what MemoryStore answers", () => {
         ]
         const clients = [ids.globex, ids.initech, ids.umbrella, ids.hooli, world.id(0x998), "nope"]
         const projects = [ids.website, ids.oldSite, ids.app, ids.vaccine, ids.piper, world.id(0x997)]
-        for (const key of Object.values(keys)) yield* same((s) => s.findApiKey(sha256(key)))
-        yield* same((s) => s.findApiKey(sha256("unknown")))
+        for (const key of Object.values(keys)) yield* same((s) => s.authenticate(sha256(key), NOW + DAY, generous))
+        yield* same((s) => s.authenticate(sha256("unknown"), NOW + DAY, generous))
         for (const scope of scopes) {
           yield* Effect.map(both((s) => s.listClients(scope)), ([a, b]) => expect(byId(a)).toEqual(byId(b)))
           for (const clientId of clients) {
@@ -279,7 +282,7 @@ describe("PgStore answers what MemoryStore answers", () => {
         yield* same((s) => s.admin.revokeApiKey(world.id(0xe2), NOW + 5))
         yield* same((s) => s.admin.revokeApiKey(world.id(0xe2), NOW + 9))
         yield* same((s) => s.admin.revokeApiKey(world.id(0x995), NOW))
-        yield* same((s) => s.findApiKey(sha256(keys.member)))
+        yield* same((s) => s.authenticate(sha256(keys.member), NOW + DAY, generous))
         yield* same((s) => s.admin.removeMembership({ workspaceId: ids.other, userId: ids.owner }))
         yield* same((s) => s.admin.removeMembership({ workspaceId: ids.other, userId: ids.owner }))
         for (const [i, clientId] of clients.entries()) {
@@ -301,15 +304,22 @@ describe("PgStore answers what MemoryStore answers", () => {
         )
       }))
 
-    it.effect("for the rate limit, whatever the order of the clocks and the ids", () =>
+    it.effect("for the rate limit, whatever the order of the clocks, counting only keys that authenticate", () =>
       Effect.gen(function*() {
-        const pg = yield* Store.Store
-        const { store: memory } = yield* MemoryStore.make
+        const world = worldAt(0x77)
+        const { stores } = yield* onBoth(world, 3, () => Effect.void)
         const nows = [0, 10, 10, 999, 1000, 1001, 500, 1500, 2000, 2001, 2001, 2002, 1999, 5000, 5000, 5000, 5000]
-        for (const policy of [{ limit: 3, windowMillis: 1000 }, { limit: 1, windowMillis: 1 }, { limit: 0, windowMillis: 10 }]) {
-          const keyId = `rate-${policy.limit}`
-          for (const now of nows) {
-            expect(yield* pg.consumeRateLimit(keyId, now, policy)).toBe(yield* memory.consumeRateLimit(keyId, now, policy))
+        const policies = [{ limit: 3, windowMillis: 1000 }, { limit: 1, windowMillis: 1 }, { limit: 0, windowMillis: 10 }]
+        for (const [i, policy] of policies.entries()) {
+          for (const key of [...Object.values(world.keys), "unknown"]) {
+            for (const now of nows) {
+              const at = NOW + 3 * DAY + (i + 1) * 100_000 + now
+              const [pg, memory] = yield* Effect.all([
+                stores.pg.authenticate(sha256(key), at, policy),
+                stores.memory.authenticate(sha256(key), at, policy)
+              ])
+              expect(pg).toEqual(memory)
+            }
           }
         }
       }))

@@ -28,8 +28,8 @@ const CLIENT_GRACE_MILLIS = 1_000
 
 const INT8 = 20
 
-// `bigint` columns hold epoch milliseconds and counts, all far below 2^53: read them as numbers.
-const types = {
+/** `bigint` columns hold epoch milliseconds and counts, all far below 2^53: they are read as numbers. */
+export const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8 && format !== "binary"
       ? (value: string) => Number(value)

@@ -1,8 +1,9 @@
 /**
  * The single statements of the public side: each is one round trip. Reads take no lock; `createProject` and
- * `consumeRateLimit` are atomic on their own.
+ * `authenticate` are atomic on their own.
  */
 import type { Position } from "@stint/core/Cursor"
+import { LIFETIME_MILLIS } from "@stint/core/ApiKey"
 import type { Policy } from "@stint/core/RateLimit"
 import type { UserScope } from "@stint/core/Records"
 import type { EntriesQuery, NewProject } from "@stint/core/Store"
@@ -15,30 +16,40 @@ export const entryColumns: Statement.Fragment = sql`e.id, e.project_id AS "proje
   p.client_id AS "clientId", c.name AS "clientName", p.color, e.status, e.billable, e.note,
   e.started_at AS "startedAt", e.ended_at AS "endedAt", e.pay_rate_cents AS "payRateCents"`
 
-/** The API key with this digest, with its user's membership in the key's workspace (if any). */
-export const findApiKey = (digest: string): Compiled =>
-  compile(sql`SELECT k.id, k.user_id AS "userId", k.workspace_id AS "workspaceId", k.scopes,
-    k.created_at AS "createdAt", k.revoked_at AS "revokedAt", m.role, m.pay_rate_cents AS "payRateCents"
-  FROM api_keys k
-  LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
-  WHERE k.digest = ${digest}`)
-
 /**
- * The sliding window in one statement: the key's row keeps the times of its accepted requests inside the window;
- * the request is accepted (and its time appended, older times dropped) only while fewer than `limit` remain. The
- * row lock of `ON CONFLICT DO UPDATE` makes concurrent requests of one key, on any instance, take turns, each
- * re-evaluating the condition on the latest row. Returns one row when accepted, none when refused.
+ * Authentication and the sliding window in one statement. `k` is the key with this digest and its user's membership
+ * in the key's workspace (if any). Only when that key authenticates at `now` (not revoked, not expired, a member:
+ * `ApiKey.refusal`) does `counted` touch the key's window: the row keeps the times of the key's accepted requests
+ * inside the window; the request is accepted (its time appended, older times dropped) only while fewer than `limit`
+ * remain. The row lock of `ON CONFLICT DO UPDATE` makes concurrent requests of one key, on any instance, take turns,
+ * each re-evaluating the condition on the latest row. One row when the key exists (`accepted` says whether the
+ * request was counted), none otherwise.
  */
-export const consumeRateLimit = (keyId: string, now: number, policy: Policy): Compiled => {
-  const since = now - policy.windowMillis
-  return compile(sql`INSERT INTO rate_limit_windows AS w (key_id, accepted_at)
-  SELECT ${keyId}::text, ARRAY[${now}::bigint] WHERE ${policy.limit}::bigint > 0
-  ON CONFLICT (key_id) DO UPDATE
-    SET accepted_at = array_append(
-      ARRAY(SELECT t FROM unnest(w.accepted_at) AS t WHERE t > ${since}::bigint), ${now}::bigint)
-    WHERE (SELECT count(*) FROM unnest(w.accepted_at) AS t WHERE t > ${since}::bigint) < ${policy.limit}::bigint
-  RETURNING true AS accepted`)
-}
+export const authenticate = (digest: string, now: number, policy: Policy): Compiled => ({
+  text: AUTHENTICATE,
+  values: [digest, now, policy.limit, LIFETIME_MILLIS, now - policy.windowMillis]
+})
+
+// Fixed text (compiled once; the connection prepares it once): $1 digest, $2 now, $3 limit, $4 key lifetime,
+// $5 the window's start (exclusive).
+const AUTHENTICATE = `WITH k AS (
+    SELECT k.id, k.user_id, k.workspace_id, k.scopes, k.created_at, k.revoked_at, m.role, m.pay_rate_cents
+    FROM api_keys k
+    LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
+    WHERE k.digest = $1::text
+  ), counted AS (
+    INSERT INTO rate_limit_windows AS w (key_id, accepted_at)
+    SELECT k.id::text, ARRAY[$2::bigint] FROM k
+    WHERE $3::bigint > 0 AND k.revoked_at IS NULL AND k.role IS NOT NULL AND $2::bigint < k.created_at + $4::bigint
+    ON CONFLICT (key_id) DO UPDATE
+      SET accepted_at = array_append(ARRAY(SELECT t FROM unnest(w.accepted_at) AS t WHERE t > $5::bigint), $2::bigint)
+      WHERE (SELECT count(*) FROM unnest(w.accepted_at) AS t WHERE t > $5::bigint) < $3::bigint
+    RETURNING true AS accepted
+  )
+  SELECT k.id, k.user_id AS "userId", k.workspace_id AS "workspaceId", k.scopes, k.created_at AS "createdAt",
+    k.revoked_at AS "revokedAt", k.role, k.pay_rate_cents AS "payRateCents",
+    EXISTS (SELECT 1 FROM counted) AS accepted
+  FROM k`
 
 /** The workspace's unarchived clients, each with whether the user is assigned to one of its unarchived projects. */
 export const listClients = (scope: UserScope): Compiled =>
@@ -81,13 +92,18 @@ export const createProject = (project: NewProject): Compiled =>
     false AS "clientArchived"
   FROM created`)
 
-/** The scope's active entry. */
-export const findActiveEntry = (scope: UserScope): Compiled =>
-  compile(sql`SELECT ${entryColumns}
+// Compiled once: $1 workspace, $2 user.
+const FIND_ACTIVE_ENTRY = compile(sql`SELECT ${entryColumns}
   FROM time_entries e
   JOIN projects p ON p.id = e.project_id
   JOIN clients c ON c.id = p.client_id
-  WHERE e.workspace_id = ${scope.workspaceId} AND e.user_id = ${scope.userId} AND e.status = 'active'`)
+  WHERE e.workspace_id = ${""} AND e.user_id = ${""} AND e.status = 'active'`).text
+
+/** The scope's active entry. */
+export const findActiveEntry = (scope: UserScope): Compiled => ({
+  text: FIND_ACTIVE_ENTRY,
+  values: [scope.workspaceId, scope.userId]
+})
 
 const after = (position: Position | null): Statement.Fragment =>
   position === null ? sql`` : sql`AND (started_at, id) < (${position.startedAt}::bigint, ${position.id}::uuid)`

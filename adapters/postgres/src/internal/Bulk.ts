@@ -1,0 +1,131 @@
+/**
+ * `AdminStore.bulk` on PostgreSQL: one transaction on a connection of its own, opened without the timeouts meant for
+ * requests (a load of a million rows runs for many seconds; the idle-in-transaction limit only guards against a
+ * vanished loader). Time entries go in with `COPY … FROM STDIN` (text format), the few other rows with the same
+ * INSERT statements as `AdminStore.insert`; the locks of users whose active entries a batch adds are taken first, as
+ * a timer transaction would. A violated constraint becomes the same `RecordConflict` as `insert`'s, and any failure
+ * rolls everything back (the connection is closed whatever happens).
+ */
+import type { RecordConflict, StoreError } from "@stint/core/Errors"
+import type { Dataset, EntryRow } from "@stint/core/Records"
+import type { BulkTransaction } from "@stint/core/Store"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import pg from "pg"
+import { from as copyFrom } from "pg-copy-streams"
+import * as AdminResults from "./AdminResults.js"
+import * as AdminStatements from "./AdminStatements.js"
+import { type PoolSettings, type Row, types } from "./Database.js"
+import { storeError } from "./Failure.js"
+import { type Compiled, raw } from "./Sql.js"
+import * as Text from "./Text.js"
+import * as TimerStatements from "./TimerStatements.js"
+
+/** How long the loader may leave its transaction idle (between two batches) before the server ends it. */
+export const IDLE_IN_TRANSACTION_MILLIS = 300_000
+
+const connect = (settings: PoolSettings): Effect.Effect<pg.Client, StoreError> =>
+  Effect.tryPromise({
+    try: async () => {
+      const client = new pg.Client({
+        connectionString: settings.url,
+        connectionTimeoutMillis: settings.connectTimeoutMillis,
+        statement_timeout: 0,
+        idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MILLIS,
+        keepAlive: true,
+        application_name: "stint bulk load",
+        types
+      })
+      // A connection that dies while loading emits "error"; the statement in flight fails with it.
+      client.on("error", () => undefined)
+      await client.connect()
+      return client
+    },
+    catch: (error) => storeError("connecting for a bulk load", error)
+  })
+
+const run = (client: pg.Client, what: string, statement: Compiled): Effect.Effect<ReadonlyArray<Row>, StoreError> =>
+  Effect.async((resume) => {
+    client.query({ text: statement.text, values: [...statement.values] }, (error: Error | undefined, result) =>
+      resume(error ? Effect.fail(storeError(what, error)) : Effect.succeed(result.rows)))
+  })
+
+const SPECIAL = /[\\\t\n\r]/
+const SPECIALS = /[\\\t\n\r]/g
+const ESCAPES: Readonly<Record<string, string>> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" }
+
+/** A text value in COPY's text format (after the adapter's own escape of what `text` cannot hold). */
+const copyText = (value: string): string => {
+  const stored = Text.encode(value)
+  return SPECIAL.test(stored) ? stored.replace(SPECIALS, (c) => ESCAPES[c] ?? c) : stored
+}
+
+const ENTRY_COLUMNS = "id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents"
+
+/** The time entries as COPY text: one line per row, tab-separated, `\N` for null. */
+export const entryLines = (entries: ReadonlyArray<EntryRow>): string => {
+  let text = ""
+  for (const e of entries) {
+    text += `${e.id}\t${e.workspaceId}\t${e.userId}\t${e.projectId}\t${e.status}\t${e.billable ? "t" : "f"}\t${
+      e.note === null ? "\\N" : copyText(e.note)
+    }\t${e.startedAt}\t${e.endedAt === null ? "\\N" : e.endedAt}\t${e.payRateCents}\n`
+  }
+  return text
+}
+
+const copyEntries = (client: pg.Client, entries: ReadonlyArray<EntryRow>): Effect.Effect<void, StoreError> =>
+  entries.length === 0 ? Effect.void : Effect.async((resume) => {
+    let settled = false
+    const settle = (effect: Effect.Effect<void, StoreError>) => {
+      if (!settled) {
+        settled = true
+        resume(effect)
+      }
+    }
+    const stream = client.query(copyFrom(`COPY time_entries (${ENTRY_COLUMNS}) FROM STDIN`))
+    stream.on("error", (error) => settle(Effect.fail(storeError("copying time entries", error))))
+    stream.on("finish", () => settle(Effect.void))
+    stream.end(entryLines(entries))
+  })
+
+const insertBatch = (client: pg.Client) => (dataset: Dataset): Effect.Effect<void, StoreError | RecordConflict> =>
+  Effect.gen(function*() {
+    const active = dataset.timeEntries.filter((e) => e.status === "active")
+    if (active.length > 0) yield* run(client, "locking users", TimerStatements.lockAll(active))
+    for (const statement of AdminStatements.insert({ ...dataset, timeEntries: [] })) {
+      yield* run(client, "inserting a dataset", statement)
+    }
+    yield* copyEntries(client, dataset.timeEntries)
+  }).pipe(
+    Effect.catchTag("StoreError", (error): Effect.Effect<never, StoreError | RecordConflict> =>
+      Option.match(AdminResults.conflict(dataset, error), { onNone: () => Effect.fail(error), onSome: Effect.fail }))
+  )
+
+const transaction = (client: pg.Client): BulkTransaction => ({
+  lookup: (refs) =>
+    Effect.flatMap(run(client, "lookup", AdminStatements.lookup(refs)), (rows) => AdminResults.readLookup(refs, rows)),
+  insert: insertBatch(client)
+})
+
+/** `AdminStore.bulk`: `body` runs inside one transaction on a dedicated connection, committed when it succeeds. */
+export const bulk = (settings: PoolSettings) =>
+<A, E, R>(body: (tx: BulkTransaction) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError | RecordConflict, R> =>
+  Effect.acquireUseRelease(
+    connect(settings),
+    (client) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.gen(function*() {
+          yield* run(client, "beginning a bulk load", raw("BEGIN"))
+          const exit = yield* Effect.exit(restore(body(transaction(client))))
+          if (Exit.isSuccess(exit)) {
+            yield* run(client, "committing a bulk load", raw("COMMIT"))
+            return exit.value
+          }
+          // Closing the connection rolls back too; ROLLBACK first ends the transaction at once.
+          yield* Effect.ignore(run(client, "rolling back a bulk load", raw("ROLLBACK")))
+          return yield* exit
+        })
+      ),
+    (client) => Effect.promise(() => client.end().catch(() => undefined))
+  )
