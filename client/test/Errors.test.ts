@@ -143,6 +143,18 @@ describe("answers the client cannot trust, and no answer at all", () => {
     expect(live.proxy.log).toHaveLength(1)
   })
 
+  it("a success nested 20,000 levels deep is an UnexpectedResponse whose reason stays short", async () => {
+    const deep = `${"[".repeat(20_000)}1${"]".repeat(20_000)}`
+    live.proxy.inject("GET", /^\/api\/v1\/clients$/, {
+      _tag: "Rewrite",
+      body: () => `{"clients":[{"id":${deep},"name":"x","color":"#123abc"}],"canCreateProjects":false}`
+    })
+    const error = await failure(newClient().listClients())
+    expect(error).toBeInstanceOf(UnexpectedResponse)
+    expect((error as UnexpectedResponse).reason).toMatch(/^the body does not match listClients's Schema: at clients\.0\.id: /)
+    expect((error as UnexpectedResponse).reason.length).toBeLessThanOrEqual(200)
+  })
+
   it("a body that is not JSON is an UnexpectedResponse", async () => {
     live.proxy.inject("GET", /^\/api\/v1\/timer$/, { _tag: "Rewrite", body: () => "<html>oops</html>" })
     await expect(newClient().getActiveTimer()).rejects.toBeInstanceOf(UnexpectedResponse)

@@ -114,8 +114,19 @@ export const pgTuning = Effect.map(
 )
 
 /**
+ * SQLite tuning from the environment: `STINT_SQLITE_SYNCHRONOUS` (`FULL`, the default: every commit survives a power
+ * loss; or `NORMAL`: faster commits, the last ones before a power loss may be lost, the file never corrupt).
+ *
+ * @since 0.1.0
+ */
+export const sqliteTuning = Effect.map(
+  Config.literal("FULL", "NORMAL")("STINT_SQLITE_SYNCHRONOUS").pipe(Config.option),
+  (synchronous) => ({ synchronous: Option.getOrUndefined(synchronous) })
+)
+
+/**
  * The `Store` at an address, after applying its pending migrations. The database is closed when the layer's scope
- * closes.
+ * closes. On PostgreSQL the layer also provides `PgStore.PoolStats`, which the metrics listener reads when present.
  *
  * @since 0.1.0
  */
@@ -126,9 +137,14 @@ export const layer = (
     switch (target._tag) {
       // Each store applies pending migrations when its layer is built.
       case "Sqlite":
-        return SqliteStore.layer({ filename: target.filename })
+        return Layer.unwrapEffect(
+          Effect.map(sqliteTuning, (tuning) => SqliteStore.layer({ filename: target.filename, ...tuning }))
+        )
       case "Postgres":
-        return Layer.unwrapEffect(Effect.map(pgTuning, (tuning) => PgStore.layer({ url: target.url, ...tuning })))
+        // `PoolStats` rides along for the metrics listener (a `Layer` may provide more than its type says).
+        return Layer.unwrapEffect(
+          Effect.map(pgTuning, (tuning) => PgStore.layerWithPoolStats({ url: target.url, ...tuning }))
+        )
     }
   }))
 

@@ -170,6 +170,13 @@ describe("seed", () => {
       /\$\.workspaces\[1\]\.id/
     ],
     ["an unknown property", { workspaces: [], colour: "red" }, /\$\.colour/],
+    // Written as text: JSON.stringify itself overflows the stack on such a value.
+    [
+      "a value nested 20,000 levels deep",
+      `{ "workspaces": [{ "id": "0190a000-0000-7000-8000-0000000000ad", "name": ${"[".repeat(20_000)}"x"${"]".repeat(20_000)} }] }`,
+      /\$\.workspaces\[0\]\.name: Expected string, actual an array of 1 item$/
+    ],
+    ["a deeply nested unknown property", `{ "extra": ${"{\"a\":".repeat(5_000)}1${"}".repeat(5_000)} }`, /\$\.extra/],
     ["text that is not JSON", "{ \"workspaces\": [", /not JSON/]
   ]
 

@@ -8,7 +8,7 @@
 import * as HttpServer from "@effect/platform/HttpServer"
 import { expect } from "@effect/vitest"
 import { Fixture, MemoryStore, Settings, type Store } from "@stint/core"
-import { Server } from "@stint/http"
+import { type Observer, Server } from "@stint/http"
 import { SqliteStore } from "@stint/sqlite"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
@@ -101,6 +101,10 @@ export interface Options {
   readonly store?: (layer: Layer.Layer<Store.Store, unknown>) => Layer.Layer<Store.Store, unknown>
   /** Load the fixture. Default: true. */
   readonly fixture?: boolean
+  /** More for the server to run with (`Observability.layer`, say). */
+  readonly services?: Layer.Layer<never, unknown>
+  /** The server's per-request hooks (`Observability.hooks`, say). */
+  readonly observer?: Observer.Observer
 }
 
 let validator: OpenApiValidator.Validator | undefined
@@ -180,9 +184,10 @@ export const withServer = (store: StoreCase, options: Options = {}) => async (te
   const lines: Array<string> = []
   const storeLayer = options.store === undefined ? store.layer() : options.store(store.layer())
   const runtime = ManagedRuntime.make(
-    Server.layer({ host: "127.0.0.1", port: 0 }).pipe(
+    Server.layer({ host: "127.0.0.1", port: 0, log: (line) => lines.push(line), observer: options.observer }).pipe(
       Layer.provideMerge(storeLayer),
       Layer.provide(Layer.succeed(Settings.Settings, { ...Settings.defaults, ...options.settings })),
+      Layer.provide(options.services ?? Layer.empty),
       Layer.provide(Console.setConsole(capturingConsole(lines)))
     )
   )

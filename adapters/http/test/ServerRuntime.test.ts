@@ -91,7 +91,7 @@ for (const store of stores) {
 
     it("every operation answers 500 when the key lookup fails", () =>
       withServer(store, {
-        store: faulty(() => ({ findApiKey: () => Effect.fail(new Errors.StoreError({ message: SECRET })) }))
+        store: faulty(() => ({ authenticate: () => Effect.fail(new Errors.StoreError({ message: SECRET })) }))
       })(async (h) => {
         const calls = [
           h.api("GET", "/api/v1/clients", { key: keys.member }),

@@ -9,8 +9,8 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Schemas from "@stint/core/Schemas"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as Issue from "./issue.js"
 import {
   byCode,
   type ErrorCode,
@@ -74,7 +74,7 @@ const interpret = <A, Codes extends ErrorCode>(
         Either.match(Schema.decodeUnknownEither(operation.success)(value), {
           onLeft: (issue) =>
             unexpected(
-              `the body does not match ${operation.name}'s Schema: ${ParseResult.TreeFormatter.formatErrorSync(issue)}`
+              `the body does not match ${operation.name}'s Schema: ${Issue.summary(issue)}`
             ),
           onRight: (decoded) =>
             Either.right({ value: decoded, replayed: raw.headers["idempotent-replayed"] === "true" })

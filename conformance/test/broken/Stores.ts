@@ -6,6 +6,7 @@ import { MemoryStore, RateLimit, Store } from "@stint/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 
 type StoreShape = Store.Store["Type"]
 
@@ -35,17 +36,22 @@ export const tiesByStartOnly = broken((store) => ({
 }))
 
 /** A fixed-minute rate window instead of a sliding one. */
-export const fixedMinuteWindow = broken(() => {
+export const fixedMinuteWindow = broken((store) => {
   const buckets = new Map<string, number>()
   return {
-    consumeRateLimit: (keyId, now, policy: RateLimit.Policy) =>
-      Effect.sync(() => {
-        const bucket = `${keyId}/${Math.floor(now / policy.windowMillis)}`
-        const used = buckets.get(bucket) ?? 0
-        if (used >= policy.limit) return false
-        buckets.set(bucket, used + 1)
-        return true
-      })
+    authenticate: (digest, now, policy: RateLimit.Policy) =>
+      // The memory store finds the key and refuses what does not authenticate; the window is this adapter's own.
+      Effect.map(
+        store.authenticate(digest, now, { limit: Number.MAX_SAFE_INTEGER, windowMillis: policy.windowMillis }),
+        Option.map((found) => {
+          if (!found.accepted) return found
+          const bucket = `${found.key.id}/${Math.floor(now / policy.windowMillis)}`
+          const used = buckets.get(bucket) ?? 0
+          if (used >= policy.limit) return { ...found, accepted: false }
+          buckets.set(bucket, used + 1)
+          return found
+        })
+      )
   }
 })
 

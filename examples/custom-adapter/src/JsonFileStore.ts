@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { Errors, RateLimit, type Records, Store } from "@stint/core"
+import { ApiKey, Errors, RateLimit, type Records, Store } from "@stint/core"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
@@ -141,13 +141,13 @@ const make = (options: Options) =>
     })
 
     const store: Store.Store["Type"] = {
-      findApiKey: (digest) =>
+      authenticate: (digest, now, policy) =>
         read("cannot read API keys", () =>
           Option.map(
             Option.fromNullable([...tables.apiKeys.values()].find((key) => key.digest === digest)),
-            (key): Records.KeyRecord => {
+            (key): Store.Authenticated => {
               const membership = tables.memberships.get(pairKey(key.workspaceId, key.userId))
-              return {
+              const record: Records.KeyRecord = {
                 id: key.id,
                 userId: key.userId,
                 workspaceId: key.workspaceId,
@@ -158,14 +158,13 @@ const make = (options: Options) =>
                   ? null
                   : { role: membership.role, payRateCents: membership.payRateCents }
               }
+              // Only a key that authenticates is counted (a refused key's requests must not fill its window).
+              if (Option.isSome(ApiKey.refusal(record, now))) return { key: record, accepted: false }
+              const decision = RateLimit.decide(hits.get(key.id) ?? [], now, policy)
+              hits.set(key.id, decision.hits)
+              return { key: record, accepted: decision.accepted }
             }
           )),
-      consumeRateLimit: (keyId, now, policy) =>
-        Effect.sync(() => {
-          const decision = RateLimit.decide(hits.get(keyId) ?? [], now, policy)
-          hits.set(keyId, decision.hits)
-          return decision.accepted
-        }),
       cursorSecret: step("cannot store the cursor secret", (commit) => {
         if (tables.secret === undefined) commit({ kind: "secret", hex: randomBytes(32).toString("hex") })
         return must(tables.secret, "the cursor secret")

@@ -15,8 +15,14 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Database from "../Database.js"
+import { CliError, EXIT_USAGE } from "../internal/cliFailure.js"
+import * as NodeHashing from "../NodeHashing.js"
 import { check, database } from "../internal/cliOptions.js"
+import * as HeapGrowth from "../internal/heapGrowth.js"
+import * as MetricsServer from "../MetricsServer.js"
+import * as Observability from "../Observability.js"
 import * as Server from "../Server.js"
+import * as Tracing from "../Tracing.js"
 import * as Demo from "./Demo.js"
 
 const positive = (name: string, fallback: number, integer: boolean) =>
@@ -56,6 +62,24 @@ const port = Options.integer("port").pipe(
   check("port", Port, "an integer from 0 to 65535")
 )
 
+const metricsPort = Options.integer("metrics-port").pipe(
+  Options.withPseudoName("PORT"),
+  Options.withDescription(
+    "Serve Prometheus metrics at http://METRICS_HOST:PORT/metrics, a listener of its own (never the API's port); " +
+      "0 picks a free port. Environment: STINT_METRICS_PORT. Default: no metrics."
+  ),
+  Options.withFallbackConfig(Config.integer("STINT_METRICS_PORT")),
+  check("metrics-port", Port, "an integer from 0 to 65535"),
+  Options.optional
+)
+
+const metricsHost = Options.text("metrics-host").pipe(
+  Options.withPseudoName("HOST"),
+  Options.withDescription("Address of the metrics listener. Environment: STINT_METRICS_HOST. Default: 127.0.0.1."),
+  Options.withFallbackConfig(Config.string("STINT_METRICS_HOST")),
+  Options.withDefault("127.0.0.1")
+)
+
 const demo = Options.boolean("demo").pipe(
   Options.withDescription(
     "When the database holds no workspace yet, create a demo workspace, owner, client and project, and print a " +
@@ -77,6 +101,8 @@ const announce = (demoLines: (baseUrl: string) => ReadonlyArray<string>) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
     for (const line of demoLines(baseUrlOf(address))) yield* Console.log(line)
+    const metrics = yield* Effect.serviceOption(MetricsServer.MetricsServer)
+    if (Option.isSome(metrics)) yield* Console.log(`metrics on ${metrics.value.url}`)
     // Last, so that whoever waits for it has seen every line before it.
     yield* Console.log(
       address._tag === "UnixAddress"
@@ -90,10 +116,22 @@ const announce = (demoLines: (baseUrl: string) => ReadonlyArray<string>) =>
  *
  * @since 0.1.0
  */
-export const command = Command.make("serve", { host, port, database, demo }, (options) =>
+export const command = Command.make("serve", { host, port, database, demo, metricsPort, metricsHost }, (options) =>
   Effect.gen(function*() {
     // The configuration is checked before the database is opened.
     const settings = yield* settingsConfig
+    if (Option.exists(options.metricsPort, (port) => port !== 0 && port === options.port)) {
+      return yield* new CliError({ message: "--metrics-port must differ from --port", exitCode: EXIT_USAGE })
+    }
+    const observability: Observability.Options = {
+      metrics: Option.match(options.metricsPort, {
+        onNone: () => undefined,
+        onSome: (port) => ({ host: options.metricsHost, port })
+      }),
+      spanProcessors: (yield* Tracing.enabledConfig) ? [Tracing.otlpProcessor()] : []
+    }
+    // A long-running process: keep the old generation near the live heap (see internal/heapGrowth.ts).
+    yield* Effect.sync(HeapGrowth.bound)
     yield* Effect.gen(function*() {
       const demo = options.demo ? Option.some(yield* Demo.ensure) : Option.none()
       const demoLines = (baseUrl: string) =>
@@ -102,14 +140,23 @@ export const command = Command.make("serve", { host, port, database, demo }, (op
           onSome: Option.match({ onNone: () => [Demo.skipped], onSome: (made) => Demo.announcement(made, baseUrl) })
         })
       yield* Layer.launch(announce(demoLines).pipe(
-        Layer.provide(Server.layer({ host: options.host, port: options.port })),
-        Layer.provide(Layer.succeed(Settings.Settings, settings))
+        Layer.provide(Server.layer({
+          host: options.host,
+          port: options.port,
+          observer: Observability.hooks(Observability.shapeOf(observability))
+        })),
+        Layer.provide(Layer.succeed(Settings.Settings, settings)),
+        Layer.provide(NodeHashing.layer),
+        Layer.provide(Observability.layer(observability))
       ))
-    }).pipe(Effect.provide(Database.layer(options.database)))
+    }).pipe(Effect.provide(
+      Observability.storeLayer(observability).pipe(Layer.provide(Database.layer(options.database)))
+    ))
   })).pipe(
     Command.withDescription(
       "Serve the API. Prints a line 'listening on http://HOST:PORT' when ready. SIGINT/SIGTERM: stop accepting, " +
         "finish in-flight requests, close the database, exit 0. Rate limit: STINT_RATE_LIMIT requests per key " +
-        "(default 120) per STINT_RATE_WINDOW_SECONDS seconds (default 60)."
+        "(default 120) per STINT_RATE_WINDOW_SECONDS seconds (default 60). Metrics: --metrics-port. Traces: set " +
+        "OTEL_EXPORTER_OTLP_ENDPOINT to export spans over OTLP/HTTP (the request log line then carries traceId)."
     )
   )

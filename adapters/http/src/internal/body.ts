@@ -1,7 +1,8 @@
 /**
  * Reads a request body for the core, never more than 64 KiB of it: a JSON value, the reason it cannot be read (wrong
  * content type, too large, not UTF-8, malformed JSON), or nothing when none was sent. Never fails: the core decides
- * when an unreadable body matters (after authentication, rate limit, scope and the idempotency key).
+ * when an unreadable body matters (after authentication, rate limit, scope and the idempotency key). One set of rules
+ * over three sources: Node's `IncomingMessage`, a Web `Request`, and any `@effect/platform` request.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
@@ -13,10 +14,30 @@ import * as Http from "node:http"
 /** The largest body read: 64 KiB. */
 export const MAX_BYTES = 64 * 1024
 
-type Collected = { readonly _tag: "Complete"; readonly bytes: Uint8Array } | { readonly _tag: "TooLarge" }
+/** What a bounded read found. */
+export type Collected =
+  | { readonly _tag: "Complete"; readonly bytes: Uint8Array }
+  | { readonly _tag: "TooLarge" }
+  | { readonly _tag: "Broken" }
+
+/** The request's body as the pipeline reads it: its framing headers and a bounded reader. */
+export interface Source {
+  readonly contentType: string | undefined
+  readonly contentLength: string | undefined
+  /**
+   * Whether the framing headers say if there is a body (HTTP/1.1 as Node parses it: no `Content-Length` and no
+   * `Transfer-Encoding` means none). When not, the body is read first and an empty one counts as none.
+   */
+  readonly framed: boolean
+  /** Whether the request declares a body without a length (`Transfer-Encoding`). */
+  readonly chunked: boolean
+  /** Reads at most `MAX_BYTES` (and discards the rest); called at most once. */
+  readonly collect: Effect.Effect<Collected>
+}
 
 const wrongType = Request.unreadable("Send the request body as JSON with \"Content-Type: application/json\".")
 const tooLarge = Request.unreadable("The request body is larger than 64 KiB.")
+const broken = Request.unreadable("The request body could not be read.")
 
 const isJsonMediaType = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
@@ -39,8 +60,23 @@ const parse = (bytes: Uint8Array): Request.Body => {
 
 const classify = (contentType: string | undefined, collected: Collected): Request.Body | undefined => {
   if (collected._tag === "Complete" && collected.bytes.length === 0) return undefined
+  if (collected._tag === "Broken") return broken
   if (!isJsonMediaType(contentType)) return wrongType
   return collected._tag === "TooLarge" ? tooLarge : parse(collected.bytes)
+}
+
+/**
+ * Reads the body of a request: nothing when the framing says there is none, the refusal when the type or the declared
+ * length already decides, and otherwise the bounded bytes, classified.
+ */
+export const read = (source: Source): Effect.Effect<Request.Body | undefined> => {
+  if (!source.framed) return Effect.map(source.collect, (collected) => classify(source.contentType, collected))
+  const length = source.contentLength
+  if ((length === undefined || length === "0") && !source.chunked) return Effect.succeed(undefined)
+  // Left unread, the body is discarded by the transport once the response is sent.
+  if (!isJsonMediaType(source.contentType)) return Effect.succeed(wrongType)
+  if (Number(length) > MAX_BYTES) return Effect.succeed(tooLarge)
+  return Effect.map(source.collect, (collected) => classify(source.contentType, collected))
 }
 
 /**
@@ -79,20 +115,56 @@ const collectNode = (source: Http.IncomingMessage): Effect.Effect<Collected> =>
     return Effect.sync(cleanup)
   })
 
-const readNode = (source: Http.IncomingMessage): Effect.Effect<Request.Body | undefined> => {
-  const length = source.headers["content-length"]
-  if ((length === undefined || length === "0") && source.headers["transfer-encoding"] === undefined) {
-    return Effect.succeed(undefined)
+const header = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
+  typeof value === "string" ? value : value?.[0]
+
+/** A Node request's body. */
+export const fromNode = (source: Http.IncomingMessage): Source => ({
+  contentType: header(source.headers["content-type"]),
+  contentLength: header(source.headers["content-length"]),
+  framed: true,
+  chunked: source.headers["transfer-encoding"] !== undefined,
+  collect: collectNode(source)
+})
+
+/** Reads a Web stream up to `MAX_BYTES`, then cancels it. */
+const collectWeb = (body: ReadableStream<Uint8Array>): Effect.Effect<Collected> =>
+  Effect.promise(async (): Promise<Collected> => {
+    const reader = body.getReader()
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    try {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) return { _tag: "Complete", bytes: Buffer.concat(chunks, size) }
+        size += value.length
+        if (size > MAX_BYTES) {
+          await reader.cancel().catch(() => undefined)
+          return { _tag: "TooLarge" }
+        }
+        chunks.push(value)
+      }
+    } catch {
+      return { _tag: "Broken" }
+    }
+  })
+
+/** A Web `Request`'s body: framed when it declares a length or a transfer encoding, read to find out otherwise. */
+export const fromWeb = (request: globalThis.Request): Source => {
+  const body = request.body
+  const contentLength = request.headers.get("content-length") ?? undefined
+  const chunked = request.headers.has("transfer-encoding")
+  return {
+    contentType: request.headers.get("content-type") ?? undefined,
+    contentLength,
+    framed: contentLength !== undefined || chunked || body === null,
+    chunked,
+    collect: body === null ? Effect.succeed({ _tag: "Complete", bytes: new Uint8Array(0) }) : collectWeb(body)
   }
-  const contentType = source.headers["content-type"]
-  // Left unread, the body is discarded by Node once the response is sent.
-  if (!isJsonMediaType(contentType)) return Effect.succeed(wrongType)
-  if (Number(length) > MAX_BYTES) return Effect.succeed(tooLarge)
-  return Effect.map(collectNode(source), (collected) => classify(contentType, collected))
 }
 
 /** Any other platform's request: through its body stream, stopping after `MAX_BYTES`. */
-const readStream = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Request.Body | undefined> =>
+const collectStream = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Collected> =>
   request.stream.pipe(
     Stream.runFoldWhile(
       { size: 0, chunks: [] as Array<Uint8Array> },
@@ -102,15 +174,18 @@ const readStream = (request: HttpServerRequest.HttpServerRequest): Effect.Effect
     Effect.map((state): Collected =>
       state.size > MAX_BYTES ? { _tag: "TooLarge" } : { _tag: "Complete", bytes: Buffer.concat(state.chunks) }
     ),
-    Effect.map((collected) => classify(request.headers["content-type"], collected)),
-    Effect.orElseSucceed(() => Request.unreadable("The request body could not be read."))
+    Effect.orElseSucceed((): Collected => ({ _tag: "Broken" }))
   )
 
-/**
- * Reads the body of a request: Node's directly (bounded, without closing the connection), others' through their
- * stream.
- */
-export const read = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Request.Body | undefined> => {
+/** An `@effect/platform` request's body: Node's directly (bounded, without closing the connection), others' streamed. */
+export const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Source => {
   const source: unknown = NodeHttpServerRequest.toIncomingMessage(request)
-  return source instanceof Http.IncomingMessage ? readNode(source) : readStream(request)
+  if (source instanceof Http.IncomingMessage) return fromNode(source)
+  return {
+    contentType: request.headers["content-type"],
+    contentLength: request.headers["content-length"],
+    framed: false,
+    chunked: request.headers["transfer-encoding"] !== undefined,
+    collect: collectStream(request)
+  }
 }

@@ -1,0 +1,174 @@
+/**
+ * What operators see of a running server, switched on as a whole: the request hooks the HTTP pipeline calls (its
+ * `Observer`: a span per request, the request metrics, the trace id for the log line), the layer that turns metrics
+ * and tracing on, and the matching `Store` decorator. Off, there are no hooks and no decorator: nothing runs.
+ *
+ * @since 0.1.0
+ */
+import * as Headers from "@effect/platform/Headers"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Store } from "@stint/core"
+import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Tracer from "effect/Tracer"
+import * as Metrics from "./Metrics.js"
+import * as MetricsServer from "./MetricsServer.js"
+import * as ObservedStore from "./ObservedStore.js"
+import type * as Observer from "./Observer.js"
+import * as Tracing from "./Tracing.js"
+
+/**
+ * What is switched on.
+ *
+ * @since 0.1.0
+ */
+export interface ObserverShape {
+  readonly metrics: boolean
+  readonly tracing: boolean
+}
+
+/** Span attributes, after the OpenTelemetry HTTP conventions where one exists. */
+const STATUS = "http.response.status_code"
+
+/** Why a request span ended in error: the request was answered with a 5xx. */
+class ServerErrorResponse extends Error {}
+
+const endExit = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): Exit.Exit<unknown, unknown> => {
+  const status = span.attributes.get(STATUS)
+  return Exit.isSuccess(exit) && typeof status === "number" && status >= 500
+    ? Exit.fail(new ServerErrorResponse(`answered ${status} ${String(span.attributes.get("stint.error_code") ?? "")}`))
+    : exit
+}
+
+/** The headers a caller's trace context may come in. */
+const TRACE_HEADERS = ["traceparent", "tracestate", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-sampled"] as const
+
+/** Runs `self` inside a server span, a child of the caller's trace context when one was sent. */
+const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const sent: Record<string, string> = {}
+  for (const name of TRACE_HEADERS) {
+    const value = arrived.header(name)
+    if (value !== undefined) sent[name] = value
+  }
+  const parent = HttpTraceContext.fromHeaders(Headers.unsafeFromRecord(sent))
+  return Effect.flatMap(
+    Effect.makeSpan(arrived.method, {
+      kind: "server",
+      captureStackTrace: false,
+      attributes: { "http.request.method": arrived.method },
+      ...(Option.isSome(parent) ? { parent: parent.value } : {})
+    }),
+    (span) =>
+      Effect.onExit(Effect.withParentSpan(self, span), (exit) =>
+        Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, endExit(span, exit)))))
+  )
+}
+
+const noFields: Readonly<Record<string, string>> = {}
+
+/** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
+const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
+  Effect.flatMap(Effect.option(Effect.currentSpan), (current) => {
+    if (Option.isNone(current)) return Effect.succeed(noFields)
+    const span = current.value
+    if (record.route !== null) span.attribute("http.route", record.route)
+    span.attribute(STATUS, record.status)
+    span.attribute("stint.request_id", record.requestId)
+    if (record.keyId !== null) span.attribute("stint.key_id", record.keyId)
+    if (record.code !== undefined) span.attribute("stint.error_code", record.code)
+    if (record.status >= 500 && record.code !== undefined) span.attribute("error.type", record.code)
+    const fields = { traceId: span.traceId, spanId: span.spanId }
+    return record.route === null ? Effect.succeed(fields) : OtelTracer.currentOtelSpan.pipe(
+      Effect.map((otel) => {
+        otel.updateName(`${record.method} ${record.route}`)
+        return fields
+      }),
+      Effect.orElseSucceed(() => fields)
+    )
+  })
+
+/**
+ * The hooks for what is switched on: with tracing, a server span per request named after its route
+ * (`POST /api/v1/timers/start`, the method alone when no route matched) with its route, status, error code, request id
+ * and key id (never the key), and `traceId`/`spanId` for the log line; with metrics, the request metrics. Both off: no
+ * hooks at all.
+ *
+ * @since 0.1.0
+ */
+export const hooks = (shape: ObserverShape): Observer.Observer => {
+  const record = shape.metrics ? Metrics.recordRequest : undefined
+  const completed = shape.tracing
+    ? (completed: Observer.Completed) => {
+      record?.(completed)
+      return annotate(completed)
+    }
+    : record === undefined
+    ? undefined
+    : (completed: Observer.Completed) => {
+      record(completed)
+      return Effect.succeed(noFields)
+    }
+  return {
+    ...(shape.tracing ? { request: traced } : {}),
+    ...(completed === undefined ? {} : { completed })
+  }
+}
+
+/**
+ * What to switch on.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Serve Prometheus metrics on this listener; no metrics when absent. */
+  readonly metrics?: MetricsServer.Options | undefined
+  /** Hand request and store spans to these processors; no tracing when empty or absent. */
+  readonly spanProcessors?: ReadonlyArray<SpanProcessor> | undefined
+}
+
+/**
+ * What `options` switch on.
+ *
+ * @since 0.1.0
+ */
+export const shapeOf = (options: Options): ObserverShape => ({
+  metrics: options.metrics !== undefined,
+  tracing: (options.spanProcessors ?? []).length > 0
+})
+
+/**
+ * The `Store` decorator that matches `options`: store-call metrics and domain events when metrics are on, child spans
+ * when tracing is on. Everything else in its input context passes through.
+ *
+ * @since 0.1.0
+ */
+export const storeLayer = (options: Options): Layer.Layer<Store.Store, never, Store.Store> => {
+  const shape = shapeOf(options)
+  const settings = { metrics: shape.metrics, spans: shape.tracing }
+  return Layer.effectContext(Effect.map(Effect.context<Store.Store>(), (context) =>
+    Context.add(context, Store.Store, ObservedStore.make(Context.get(context, Store.Store), settings))))
+}
+
+/**
+ * The tracer when tracing, and the metrics listener when metrics are on (its `MetricsServer` in context). Provide it
+ * to `Server.layer` (whose runtime then traces), with `hooks(shapeOf(options))` as the server's `observer`, and
+ * `storeLayer(options)` over the `Store`.
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<never, MetricsServer.MetricsListenError> => {
+  const processors = options.spanProcessors ?? []
+  // A layer may provide more than its type says: the tracer and `MetricsServer` ride along.
+  const tracer: Layer.Layer<never> = Arr.isNonEmptyReadonlyArray(processors) ? Tracing.layer(processors) : Layer.empty
+  const metrics: Layer.Layer<never, MetricsServer.MetricsListenError> = options.metrics === undefined
+    ? Layer.empty
+    : MetricsServer.layer(options.metrics)
+  return Layer.merge(tracer, metrics)
+}

@@ -1,0 +1,183 @@
+/**
+ * A `Store` decorator that measures every port call (duration and failures), wraps each in a child span when tracing
+ * is on, and counts the domain events the store decides: rate-limit rejections (from `authenticate`), and, from what each timer
+ * transaction read and wrote, timer starts and stops, idempotent replays and conflicts. Independent of the transport:
+ * whatever calls the store through it is observed.
+ *
+ * @since 0.1.0
+ */
+import { ApiKey, Store } from "@stint/core"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Metrics from "./Metrics.js"
+
+/**
+ * What to do around each call.
+ *
+ * @since 0.1.0
+ */
+export interface Options {
+  /** Record durations, failures and domain events in `Metrics`. */
+  readonly metrics: boolean
+  /** Run each call in a child span named `Store.<method>` (a leaf). */
+  readonly spans: boolean
+}
+
+const isStoreFailure = (cause: Cause.Cause<unknown>): boolean => {
+  if (Cause.isInterruptedOnly(cause)) return false
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) return true
+  const error = failure.value
+  return typeof error === "object" && error !== null && "_tag" in error && error._tag === "StoreError"
+}
+
+const failureTag = (cause: Cause.Cause<unknown>): string | undefined => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isNone(failure)) return undefined
+  const error = failure.value
+  return typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
+    ? error._tag
+    : undefined
+}
+
+const spanOptions = (method: string) => ({
+  kind: "client" as const,
+  captureStackTrace: false,
+  attributes: { "stint.store.method": method }
+})
+
+/**
+ * Wraps one call: its duration and failure in the metrics, its span. The span is a leaf made beside the fiber's
+ * current span, not installed as it (what `Effect.withSpan` would do, at the price of a context copy and two fiber
+ * reference updates per call): nothing inside a store call is traced (`Tracing` drops the SQL client's spans).
+ */
+const observer = (options: Options) =>
+<A, E, R>(method: string, self: Effect.Effect<A, E, R>, span = options.spans): Effect.Effect<A, E, R> => {
+  if (!options.metrics && !span) return self
+  const labels = Metrics.labels(["method", method])
+  const measure = (started: number, exit: Exit.Exit<A, E>): number => {
+    const elapsed = performance.now() - started
+    if (options.metrics) {
+      Metrics.storeCallDuration.unsafeUpdate(elapsed / 1000, labels)
+      if (Exit.isFailure(exit) && isStoreFailure(exit.cause)) Metrics.storeCallFailures.unsafeUpdate(1, labels)
+    }
+    return elapsed
+  }
+  if (!span) {
+    return Effect.suspend(() => {
+      const started = performance.now()
+      return Effect.onExit(self, (exit) => Effect.sync(() => measure(started, exit)))
+    })
+  }
+  return Effect.flatMap(Effect.makeSpan(`Store.${method}`, spanOptions(method)), (made) => {
+    const started = performance.now()
+    return Effect.onExit(self, (exit) =>
+      Effect.sync(() => {
+        const elapsed = measure(started, exit)
+        const startTime = made.status._tag === "Started" ? made.status.startTime : made.status.endTime
+        made.end(startTime + BigInt(Math.round(elapsed * 1e6)), exit)
+      }))
+  })
+}
+
+type Shape = Store.Store["Type"]
+
+/**
+ * The decorated store.
+ *
+ * @since 0.1.0
+ */
+export const make = (store: Shape, options: Options): Shape => {
+  if (!options.metrics && !options.spans) return store
+  const observe = observer(options)
+  const call = <Args extends ReadonlyArray<unknown>, A, E, R>(
+    method: string,
+    f: (...args: Args) => Effect.Effect<A, E, R>
+  ) =>
+  (...args: Args) => observe(method, f(...args))
+
+  const withTimerTransaction: Shape["withTimerTransaction"] = (scope, body) => {
+    // One attempt starts with a read; an adapter that retries a transaction runs `body` again.
+    let sawRecord = false
+    let wrote: Store.TimerChanges | undefined
+    const transaction = store.withTimerTransaction(scope, (tx) =>
+      body({
+        read: (query) =>
+          // Measured, not traced: the transaction's span covers them.
+          Effect.tap(observe("timerTransaction.read", tx.read(query), false), (snapshot) => {
+            sawRecord = query.idempotencyKey !== undefined && Option.isSome(snapshot.idempotency)
+            wrote = undefined
+          }),
+        write: (changes) => Effect.tap(observe("timerTransaction.write", tx.write(changes), false), () => {
+          wrote = changes
+        })
+      }))
+    const observed = observe("withTimerTransaction", transaction)
+    return options.metrics
+      ? Effect.onExit(observed, (exit) =>
+        Effect.sync(() => {
+          if (Exit.isSuccess(exit)) {
+            if (wrote !== undefined) {
+              if (wrote.insert !== undefined) Metrics.timerStarts.unsafeUpdate(1, [])
+              if (wrote.finish !== undefined) {
+                Metrics.timerStops.unsafeUpdate(1, Metrics.labels(["status", wrote.finish.status]))
+              }
+            } else if (sawRecord) {
+              Metrics.idempotentReplays.unsafeUpdate(1, [])
+            }
+          } else if (failureTag(exit.cause) === "IdempotencyConflict") {
+            Metrics.idempotencyConflicts.unsafeUpdate(1, [])
+          }
+        }))
+      : observed
+  }
+
+  const authenticate: Shape["authenticate"] = (digest, now, policy) => {
+    const observed = observe("authenticate", store.authenticate(digest, now, policy))
+    return options.metrics
+      ? Effect.tap(observed, (found) => {
+        // Refused by the rate limit: a key that authenticates at `now` whose request was not accepted.
+        if (Option.isSome(found) && !found.value.accepted && Option.isNone(ApiKey.refusal(found.value.key, now))) {
+          Metrics.rateLimitRejections.unsafeUpdate(1, [])
+        }
+      })
+      : observed
+  }
+
+  const admin = store.admin
+  return {
+    authenticate,
+    // A constant once created: measuring it would only add noise.
+    cursorSecret: store.cursorSecret,
+    listClients: call("listClients", store.listClients),
+    listProjects: call("listProjects", store.listProjects),
+    createProject: call("createProject", store.createProject),
+    findActiveEntry: call("findActiveEntry", store.findActiveEntry),
+    listEntries: call("listEntries", store.listEntries),
+    withTimerTransaction,
+    admin: {
+      hasWorkspaces: observe("admin.hasWorkspaces", admin.hasWorkspaces),
+      lookup: call("admin.lookup", admin.lookup),
+      insert: call("admin.insert", admin.insert),
+      setArchived: call("admin.setArchived", admin.setArchived),
+      removeMembership: call("admin.removeMembership", admin.removeMembership),
+      revokeApiKey: call("admin.revokeApiKey", admin.revokeApiKey),
+      listApiKeys: call("admin.listApiKeys", admin.listApiKeys),
+      findEntryScope: call("admin.findEntryScope", admin.findEntryScope),
+      // Large loads (`stint seed`) are no request: passed through unmeasured.
+      ...(admin.bulk === undefined ? {} : { bulk: admin.bulk })
+    },
+    ping: observe("ping", store.ping)
+  }
+}
+
+/**
+ * Replaces the `Store` in context by its decorated self (identity when both options are off).
+ *
+ * @since 0.1.0
+ */
+export const layer = (options: Options): Layer.Layer<Store.Store, never, Store.Store> =>
+  Layer.effect(Store.Store, Effect.map(Store.Store, (store) => make(store, options)))

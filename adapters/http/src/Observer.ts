@@ -1,0 +1,57 @@
+/**
+ * The one place per request where an observer (metrics, traces) sees it: a wrapper around its handling and the record
+ * of its outcome. Every transport (`stint serve`, the embedders' handlers, `Server.app`) calls both, once per request.
+ *
+ * @since 0.1.0
+ */
+import type * as Effect from "effect/Effect"
+
+/**
+ * A request as an observer sees it when it arrives.
+ *
+ * @since 0.1.0
+ */
+export interface Arrived {
+  readonly method: string
+  /** The request target below the mount prefix, query included (may hold anything a client sent: do not record it). */
+  readonly url: string
+  /** A header's value by lower-case name (e.g. `traceparent`). */
+  readonly header: (name: string) => string | undefined
+}
+
+/**
+ * An answered request, as the pipeline knows it when it writes the log line.
+ *
+ * @since 0.1.0
+ */
+export interface Completed {
+  readonly requestId: string
+  readonly method: string
+  /** The route template (`/api/v1/timers/:timerId/stop`), `null` when no route matched. */
+  readonly route: string | null
+  readonly status: number
+  /** The error code, when the response is an error. */
+  readonly code: string | undefined
+  /** From the request's arrival to its outcome, in milliseconds (three decimals). */
+  readonly durationMs: number
+  /** The id of the API key that authenticated, never the key; `null` when none did. */
+  readonly keyId: string | null
+}
+
+/**
+ * Hooks into the handling of every request. Both optional; without them a request costs nothing more.
+ *
+ * @since 0.1.0
+ */
+export interface Observer {
+  /**
+   * Wraps the whole handling of a request, in the request's fiber (a span around it, say; store calls run inside).
+   * Must run `self` exactly once and not change its result.
+   */
+  readonly request?: <A, E, R>(arrived: Arrived, self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Called once per answered request, inside `request`'s wrapper, when outcome, route, status, code, duration and key
+   * id are known. Answers fields to add to the request's log line (`traceId`, say), or none. Its failures are ignored.
+   */
+  readonly completed?: (record: Completed) => Effect.Effect<Readonly<Record<string, string>>>
+}

@@ -1,0 +1,120 @@
+/**
+ * OpenTelemetry tracing for Stint: Effect's tracer backed by the OpenTelemetry SDK (`@effect/opentelemetry`), with
+ * spans exported over OTLP/HTTP when the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (or
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The exporter reads the other standard variables itself
+ * (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_TRACES_SAMPLER`, `OTEL_SERVICE_NAME`, …).
+ *
+ * @since 0.1.0
+ */
+import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
+import * as Resource from "@effect/opentelemetry/Resource"
+import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import type { NonEmptyReadonlyArray } from "effect/Array"
+import * as Config from "effect/Config"
+import type * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as EffectTracer from "effect/Tracer"
+
+/** The `service.name` of Stint's spans unless `OTEL_SERVICE_NAME` says otherwise. */
+const SERVICE_NAME = "stint"
+
+const nonEmpty = (name: string) =>
+  Config.string(name).pipe(Config.option, Config.map(Option.filter((value) => value.trim() !== "")))
+
+/**
+ * Whether spans are to be exported: an OTLP endpoint is set, the SDK is not disabled (`OTEL_SDK_DISABLED=true`), and
+ * `OTEL_TRACES_EXPORTER` is not `none`.
+ *
+ * @since 0.1.0
+ */
+export const enabledConfig: Config.Config<boolean> = Config.all({
+  endpoint: nonEmpty("OTEL_EXPORTER_OTLP_ENDPOINT"),
+  tracesEndpoint: nonEmpty("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+  disabled: nonEmpty("OTEL_SDK_DISABLED"),
+  exporter: nonEmpty("OTEL_TRACES_EXPORTER")
+}).pipe(Config.map(({ disabled, endpoint, exporter, tracesEndpoint }) =>
+  (Option.isSome(endpoint) || Option.isSome(tracesEndpoint)) &&
+  !Option.exists(disabled, (value) => value.trim().toLowerCase() === "true") &&
+  !Option.exists(exporter, (value) => value.trim().toLowerCase() === "none")
+))
+
+/**
+ * A batching processor over the OTLP/HTTP (JSON) exporter, configured by the standard environment variables.
+ *
+ * @since 0.1.0
+ */
+export const otlpProcessor = (): SpanProcessor => new BatchSpanProcessor(new OTLPTraceExporter())
+
+/**
+ * Spans of libraries inside the store that are not exported: the SQL client's (`sql.execute` per statement, with its
+ * text). They would double the spans of a request on SQLite for little news: the store call's span says enough.
+ */
+const isDropped = (name: string): boolean => name.startsWith("sql.")
+
+/** A span that records nothing (it still carries ids and a parent, should anything ask). */
+const droppedSpan = (
+  name: string,
+  parent: Option.Option<EffectTracer.AnySpan>,
+  context: Context.Context<never>,
+  links: ReadonlyArray<EffectTracer.SpanLink>,
+  startTime: bigint,
+  kind: EffectTracer.SpanKind
+): EffectTracer.Span => {
+  const span: { -readonly [K in keyof EffectTracer.Span]: EffectTracer.Span[K] } = {
+    _tag: "Span",
+    name,
+    spanId: "0000000000000000",
+    traceId: Option.match(parent, { onNone: () => "00000000000000000000000000000000", onSome: (p) => p.traceId }),
+    parent,
+    context,
+    status: { _tag: "Started", startTime },
+    attributes: new Map(),
+    links,
+    sampled: false,
+    kind,
+    attribute: () => {},
+    event: () => {},
+    addLinks: () => {},
+    end: (endTime, exit) => {
+      span.status = { _tag: "Ended", startTime, endTime, exit }
+    }
+  }
+  return span
+}
+
+/**
+ * `@effect/opentelemetry`'s tracer without its context hook: that hook enters OpenTelemetry's active context around
+ * every step of every traced fiber, for OpenTelemetry-instrumented libraries called inside; Stint calls none (spans
+ * find their parents through Effect), so the hook would only cost.
+ */
+const effectTracer: Layer.Layer<never, never, OtelTracer.OtelTracer> = Layer.unwrapEffect(
+  Effect.map(OtelTracer.make, (otel) =>
+    Layer.setTracer(EffectTracer.make({
+      span: (name, parent, context, links, startTime, kind, options) =>
+        isDropped(name)
+          ? droppedSpan(name, parent, context, links, startTime, kind)
+          : otel.span(name, parent, context, links, startTime, kind, options),
+      context: (f) => f()
+    })))
+)
+
+/**
+ * Effect's tracer on an OpenTelemetry tracer provider that hands every ended span to `processors`; the resource is
+ * `service.name` `stint` (or `OTEL_SERVICE_NAME`) plus `OTEL_RESOURCE_ATTRIBUTES`. Provide it to the layers whose
+ * fibers should be traced (`Server.layer`). When its scope closes, pending spans are flushed (3 s at most).
+ *
+ * @since 0.1.0
+ */
+export const layer = (
+  processors: SpanProcessor | NonEmptyReadonlyArray<SpanProcessor>
+): Layer.Layer<OtelTracer.OtelTracer> =>
+  Layer.unwrapEffect(Effect.map(Effect.orDie(nonEmpty("OTEL_SERVICE_NAME")), (serviceName) =>
+    effectTracer.pipe(
+      Layer.provideMerge(OtelTracer.layerTracer),
+      Layer.provide(NodeSdk.layerTracerProvider(processors)),
+      Layer.provide(Resource.layerFromEnv({ "service.name": Option.getOrElse(serviceName, () => SERVICE_NAME) }))
+    )))

@@ -1,0 +1,216 @@
+/**
+ * The request pipeline every transport shares: a request (`Incoming`) in, the response (`Outgoing`) and its log line
+ * out, run as one fiber on a runtime built once. `stint serve`, the embedders' handlers and `Server.app` differ only
+ * in how they read requests and write responses.
+ */
+import { Authentication, type Store } from "@stint/core"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
+import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
+import * as Runtime from "effect/Runtime"
+import { randomUUID } from "node:crypto"
+import type * as Observer from "../Observer.js"
+import { type Incoming, type Outcome, safely } from "./dispatch.js"
+import type * as LogWriter from "./logWriter.js"
+
+export type { Incoming } from "./dispatch.js"
+
+/** A response, ready for any transport. Header names are lower-case, in the order they are sent. */
+export interface Outgoing {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: string
+}
+
+/** An answered request: the response, and what its log line says. */
+export interface Answered {
+  readonly response: Outgoing
+  readonly level: LogLevel.LogLevel
+  readonly annotations: Readonly<Record<string, unknown>>
+  readonly cause: Cause.Cause<unknown>
+}
+
+const NO_FIELDS: Readonly<Record<string, string>> = {}
+
+const toResponse = (outcome: Outcome, requestId: string): Outgoing => ({
+  status: outcome.status,
+  headers: {
+    ...outcome.headers,
+    "x-request-id": requestId,
+    "content-type": outcome.contentType,
+    "content-length": String(Buffer.byteLength(outcome.body))
+  },
+  body: outcome.body
+})
+
+/**
+ * Handles one request in the current fiber under its request id: the dispatch, the observer's `completed` hook (inside
+ * its `request` wrapper, so a span sees the whole request). Fails only when interrupted (the client went away).
+ */
+export const handle = (
+  incoming: Incoming,
+  requestId: string,
+  observer: Observer.Observer | undefined
+): Effect.Effect<Answered, never, Store.Store> => {
+  const started = performance.now()
+  const answered = Effect.flatMap(safely(incoming, requestId), (outcome) =>
+    Effect.flatMap(FiberRef.get(Authentication.authenticatedKeyId), (keyId): Effect.Effect<Answered> => {
+      const record: Observer.Completed = {
+        requestId,
+        method: incoming.method,
+        route: outcome.route,
+        status: outcome.status,
+        code: outcome.code,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        keyId: Option.getOrNull(keyId)
+      }
+      const done = (extra: Readonly<Record<string, string>>): Answered => ({
+        response: toResponse(outcome, requestId),
+        level: outcome.status >= 500 ? LogLevel.Error : LogLevel.Info,
+        annotations: {
+          requestId,
+          method: record.method,
+          route: record.route,
+          status: record.status,
+          durationMs: record.durationMs,
+          keyId: record.keyId,
+          ...(record.code === undefined ? {} : { code: record.code }),
+          ...extra
+        },
+        cause: outcome.cause ?? Cause.empty
+      })
+      const completed = observer?.completed
+      return completed === undefined
+        ? Effect.succeed(done(NO_FIELDS))
+        // A broken observer must not take the response with it.
+        : Effect.map(Effect.orElseSucceed(completed(record), () => NO_FIELDS), done)
+    }))
+  return observer?.request === undefined ? answered : observer.request(incoming, answered)
+}
+
+/** A request answered without running anything (outside the mount prefix, shutting down, no store): no fiber. */
+export const answerNow = (incoming: Incoming, requestId: string, outcome: Outcome): Answered => ({
+  response: toResponse(outcome, requestId),
+  level: outcome.status >= 500 ? LogLevel.Error : LogLevel.Info,
+  annotations: {
+    requestId,
+    method: incoming.method,
+    route: outcome.route,
+    status: outcome.status,
+    durationMs: 0,
+    keyId: null,
+    ...(outcome.code === undefined ? {} : { code: outcome.code })
+  },
+  cause: outcome.cause ?? Cause.empty
+})
+
+/** A log line exactly as `Logger.json` writes it. */
+export const logLine = (
+  message: string,
+  level: LogLevel.LogLevel,
+  annotations: Readonly<Record<string, unknown>>,
+  cause: Cause.Cause<unknown>,
+  fiberId: string
+): string =>
+  JSON.stringify({
+    message,
+    logLevel: level.label,
+    timestamp: new Date().toISOString(),
+    cause: Cause.isEmpty(cause) ? undefined : Cause.pretty(cause, { renderErrorCause: true }),
+    annotations,
+    spans: {},
+    fiberId
+  })
+
+/** The path of a request target, for the aborted-request line: a query string may hold what should not be logged. */
+const pathOf = (url: string): string => url.split("?")[0] ?? ""
+
+/** Runs requests: `run(incoming, respond)` answers through `respond` and answers a function that aborts the request. */
+export interface Runner {
+  readonly run: (incoming: Incoming, respond: (response: Outgoing) => void) => (() => void)
+  /** Answers at once with the outcome `make` gives for the request id (no fiber), logged like any other. */
+  readonly answer: (
+    incoming: Incoming,
+    make: (requestId: string) => Outcome,
+    respond: (response: Outgoing) => void
+  ) => void
+  /** Whether lines of this level are logged (the runtime's minimum log level). */
+  readonly logs: (level: LogLevel.LogLevel) => boolean
+  /** Completes once no request is being handled. */
+  readonly whenIdle: () => Promise<void>
+  /** How many requests are being handled. */
+  readonly inFlight: () => number
+  /** Interrupts every request being handled. */
+  readonly interruptAll: () => void
+}
+
+/**
+ * A runner over `runtime`: one fiber per request, its log line through `log` (only at the runtime's minimum log level
+ * or above, as `Effect.log` would), never failing. A request whose fiber is interrupted (its client went away) gets
+ * no response and an info line `request aborted by the client`.
+ */
+export const runner = (
+  runtime: Runtime.Runtime<Store.Store>,
+  options: { readonly log: LogWriter.LineWriter; readonly observer?: Observer.Observer | undefined }
+): Runner => {
+  const fork = Runtime.runFork(runtime)
+  const minimum = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
+  const logs = (level: LogLevel.LogLevel) => LogLevel.greaterThanEqual(level, minimum)
+  const running = new Set<{ readonly interrupt: () => void }>()
+  let idle: Array<() => void> = []
+  const finished = (entry: { readonly interrupt: () => void }) => {
+    running.delete(entry)
+    if (running.size > 0 || idle.length === 0) return
+    const waiting = idle
+    idle = []
+    for (const resolve of waiting) resolve()
+  }
+  const run = (incoming: Incoming, respond: (response: Outgoing) => void) => {
+    const requestId = randomUUID()
+    const fiber = fork(handle(incoming, requestId, options.observer))
+    const entry = { interrupt: () => fiber.unsafeInterruptAsFork(FiberId.none) }
+    running.add(entry)
+    fiber.addObserver((exit) => {
+      finished(entry)
+      const fiberId = FiberId.threadName(fiber.id())
+      if (Exit.isSuccess(exit)) {
+        const answered = exit.value
+        respond(answered.response)
+        if (logs(answered.level)) {
+          options.log.write(logLine("request", answered.level, answered.annotations, answered.cause, fiberId))
+        }
+      } else if (logs(LogLevel.Info)) {
+        options.log.write(logLine(
+          "request aborted by the client",
+          LogLevel.Info,
+          { requestId, method: incoming.method, path: pathOf(incoming.url) },
+          Cause.empty,
+          fiberId
+        ))
+      }
+    })
+    return entry.interrupt
+  }
+  return {
+    run,
+    answer: (incoming, make, respond) => {
+      const requestId = randomUUID()
+      const answered = answerNow(incoming, requestId, make(requestId))
+      respond(answered.response)
+      if (logs(answered.level)) {
+        options.log.write(logLine("request", answered.level, answered.annotations, answered.cause, "#0"))
+      }
+    },
+    logs,
+    whenIdle: () => running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve)),
+    inFlight: () => running.size,
+    interruptAll: () => {
+      for (const entry of running) entry.interrupt()
+    }
+  }
+}

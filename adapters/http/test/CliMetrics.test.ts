@@ -1,0 +1,151 @@
+/**
+ * `stint serve --metrics-port`: Prometheus metrics on a listener of their own (127.0.0.1 unless told), never on the
+ * API's port, off unless asked for; and the counters move by exactly what a known sequence of requests did.
+ */
+import { join } from "node:path"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { build, serve, type Serving, stint, stintJson, tempDir } from "./CliHarness.js"
+import { fixture, ids, ownerKey, writeJson } from "./CliFixture.js"
+import * as PromText from "./PromText.js"
+
+const dir = tempDir()
+beforeAll(build)
+afterAll(dir.remove)
+
+const running: Array<Serving> = []
+afterEach(() => {
+  for (const server of running.splice(0)) server.kill()
+})
+const start = async (...args: Parameters<typeof serve>) => {
+  const server = await serve(...args)
+  running.push(server)
+  return server
+}
+
+let counter = 0
+const seeded = async () => {
+  const db = `sqlite:${join(dir.path, `metrics-${++counter}.db`)}`
+  await stintJson(["seed", writeJson(join(dir.path, `fixture-${counter}.json`), fixture), "--database", db])
+  return db
+}
+
+const metricsUrl = (server: Serving): string => {
+  const line = server.lines.find((l) => l.startsWith("metrics on "))
+  if (line === undefined) throw new Error(`no metrics line in:\n${server.lines.join("\n")}`)
+  return line.slice("metrics on ".length)
+}
+
+const scrape = async (url: string) => {
+  const response = await fetch(url)
+  expect(response.status).toBe(200)
+  expect(response.headers.get("content-type")).toMatch(/^text\/plain/)
+  return PromText.parse(await response.text())
+}
+
+const api = (server: Serving, method: string, path: string, options: {
+  readonly idempotencyKey?: string
+  readonly json?: unknown
+} = {}) =>
+  fetch(`${server.url}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ownerKey}`,
+      ...(options.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }),
+      ...(options.json === undefined ? {} : { "content-type": "application/json" })
+    },
+    ...(options.json === undefined ? {} : { body: JSON.stringify(options.json) })
+  })
+
+const requests = (method: string, route: string, status: number, code = "none") =>
+  PromText.sample("stint_http_requests_total", { code, method, route, status: String(status) })
+
+describe("the metrics listener", () => {
+  it("counts a 201, a start, its replay, a 409 and a 429 exactly, and the public port has no /metrics", async () => {
+    const server = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded()], {
+      env: { STINT_RATE_LIMIT: "5", STINT_RATE_WINDOW_SECONDS: "600" }
+    })
+    const url = metricsUrl(server)
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/metrics$/)
+    expect(new URL(url).port).not.toBe(new URL(server.url).port)
+    const before = await scrape(url)
+    // Counters without labels are there from the start.
+    for (const name of ["stint_rate_limit_rejections_total", "stint_idempotent_replays_total"]) {
+      expect(before.get(PromText.sample(name))).toBe(0)
+    }
+
+    const created = await api(server, "POST", "/projects", { json: { clientId: ids.client, name: "Metrics" } })
+    expect(created.status).toBe(201)
+    const startBody = { projectId: ids.project }
+    expect((await api(server, "POST", "/timers/start", { idempotencyKey: "m-1", json: startBody })).status).toBe(200)
+    const replay = await api(server, "POST", "/timers/start", { idempotencyKey: "m-1", json: startBody })
+    expect([replay.status, replay.headers.get("idempotent-replayed")]).toEqual([200, "true"])
+    const conflict = await api(server, "POST", "/timers/start", {
+      idempotencyKey: "m-1",
+      json: { ...startBody, note: "other input" }
+    })
+    expect(conflict.status).toBe(409)
+    expect((await api(server, "GET", "/timer")).status).toBe(200)
+    // The sixth request of the key within the window of 5.
+    expect((await api(server, "GET", "/timer")).status).toBe(429)
+
+    // Not on the API's port: the spec's 404.
+    const publicMetrics = await fetch(`${server.url}/metrics`)
+    expect(publicMetrics.status).toBe(404)
+    expect(((await publicMetrics.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND")
+
+    const after = await scrape(url)
+    const counters = PromText.deltas(before, after, "stint_")
+    const moved = Object.fromEntries(
+      Object.entries(counters).filter(([name]) =>
+        name.startsWith("stint_http_requests_total") || name.startsWith("stint_http_request_duration_seconds_count") ||
+        /^stint_(rate_limit|idempotent|idempotency|timer|store_call_failures)/.test(name)
+      )
+    )
+    expect(moved).toEqual({
+      [requests("POST", "/api/v1/projects", 201)]: 1,
+      [requests("POST", "/api/v1/timers/start", 200)]: 2,
+      [requests("POST", "/api/v1/timers/start", 409, "IDEMPOTENCY_CONFLICT")]: 1,
+      [requests("GET", "/api/v1/timer", 200)]: 1,
+      [requests("GET", "/api/v1/timer", 429, "API_KEY_RATE_LIMITED")]: 1,
+      [requests("GET", "none", 404, "NOT_FOUND")]: 1,
+      [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/projects" })]: 1,
+      [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/timers/start" })]: 3,
+      [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/timer" })]: 2,
+      [PromText.sample("stint_http_request_duration_seconds_count", { route: "none" })]: 1,
+      [PromText.sample("stint_rate_limit_rejections_total")]: 1,
+      [PromText.sample("stint_idempotent_replays_total")]: 1,
+      [PromText.sample("stint_idempotency_conflicts_total")]: 1,
+      [PromText.sample("stint_timer_starts_total")]: 1
+    })
+    // Each request checked its key and counted against the limit in one store call, the 429 included.
+    expect(counters[PromText.sample("stint_store_call_duration_seconds_count", { method: "authenticate" })]).toBe(6)
+    expect(counters[PromText.sample("stint_store_call_duration_seconds_count", { method: "withTimerTransaction" })])
+      .toBe(3)
+    // Process metrics; no pool on SQLite.
+    expect(after.get(PromText.sample("process_resident_memory_bytes"))).toBeGreaterThan(10_000_000)
+    expect(after.get(PromText.sample("nodejs_eventloop_lag_seconds", { stat: "p99" }))).toBeGreaterThanOrEqual(0)
+    expect([...after.keys()].some((name) => name.startsWith("stint_db_pool"))).toBe(false)
+
+    // The listener serves only /metrics.
+    expect((await fetch(new URL("/", url))).status).toBe(404)
+  })
+
+  it("is off unless asked for; STINT_METRICS_PORT asks for it", async () => {
+    const db = await seeded()
+    const off = await start(["--port", "0", "--database", db])
+    expect(off.lines.some((line) => line.includes("metrics"))).toBe(false)
+    const fromEnv = await start(["--port", "0", "--database", db], { env: { STINT_METRICS_PORT: "0" } })
+    expect((await fetch(metricsUrl(fromEnv))).status).toBe(200)
+  })
+
+  it("refuses the API's own port and a port it cannot bind", async () => {
+    const same = await stint(["serve", "--port", "45871", "--metrics-port", "45871", "--database", await seeded()])
+    expect(same.code).toBe(2)
+    expect(same.stderr).toContain("--metrics-port must differ from --port")
+    const first = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded()])
+    const taken = new URL(metricsUrl(first)).port
+    const second = await stint(["serve", "--port", "0", "--metrics-port", taken, "--database", await seeded()])
+    expect(second.code).toBe(1)
+    expect(second.stderr).toMatch(new RegExp(`^stint: cannot serve metrics on 127\\.0\\.0\\.1:${taken}: EADDRINUSE\\n$`))
+  })
+})

@@ -1,0 +1,117 @@
+/**
+ * `stint serve` with `OTEL_EXPORTER_OTLP_ENDPOINT`: spans go over the wire, OTLP/HTTP, to a receiver the test runs
+ * (a plain node:http server), the request span with its store-call children; the request log line carries the trace id.
+ */
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { join } from "node:path"
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { build, serve, type Serving, stintJson, tempDir } from "./CliHarness.js"
+import { fixture, ids, ownerKey, writeJson } from "./CliFixture.js"
+
+const dir = tempDir()
+beforeAll(build)
+afterAll(dir.remove)
+
+interface OtlpValue {
+  readonly stringValue?: string
+  readonly intValue?: number | string
+}
+interface OtlpSpan {
+  readonly traceId: string
+  readonly spanId: string
+  readonly parentSpanId?: string
+  readonly name: string
+  readonly attributes?: ReadonlyArray<{ readonly key: string; readonly value: OtlpValue }>
+}
+interface OtlpExport {
+  readonly resourceSpans: ReadonlyArray<{
+    readonly resource?: { readonly attributes?: ReadonlyArray<{ readonly key: string; readonly value: OtlpValue }> }
+    readonly scopeSpans: ReadonlyArray<{ readonly spans?: ReadonlyArray<OtlpSpan> }>
+  }>
+}
+
+/** A receiver of OTLP/HTTP JSON exports: every request's path, content type and parsed body. */
+const receiver = async () => {
+  const received: Array<{ readonly path: string; readonly contentType: string; readonly body: OtlpExport }> = []
+  const server = Http.createServer((request, response) => {
+    const chunks: Array<Buffer> = []
+    request.on("data", (chunk: Buffer) => chunks.push(chunk))
+    request.on("end", () => {
+      received.push({
+        path: request.url ?? "",
+        contentType: request.headers["content-type"] ?? "",
+        body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpExport
+      })
+      response.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    spans: () => received.flatMap(({ body }) => body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans ?? []))),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
+}
+
+const attribute = (span: OtlpSpan, key: string) => span.attributes?.find((a) => a.key === key)?.value
+
+const eventually = async <A>(find: () => A | undefined, timeoutMillis: number): Promise<A> => {
+  const deadline = Date.now() + timeoutMillis
+  for (;;) {
+    const found = find()
+    if (found !== undefined) return found
+    if (Date.now() > deadline) throw new Error("not received in time")
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+let server: Serving | undefined
+let otlp: Awaited<ReturnType<typeof receiver>> | undefined
+afterEach(async () => {
+  server?.kill()
+  await otlp?.close()
+})
+
+describe("OTLP/HTTP export", () => {
+  it("sends the request span and its store-call children to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
+    otlp = await receiver()
+    const db = `sqlite:${join(dir.path, "otlp.db")}`
+    await stintJson(["seed", writeJson(join(dir.path, "fixture.json"), fixture), "--database", db])
+    server = await serve(["--port", "0", "--database", db], {
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_SERVICE_NAME: "stint-under-test" }
+    })
+    const response = await fetch(`${server.url}/api/v1/timer`, { headers: { authorization: `Bearer ${ownerKey}` } })
+    expect(response.status).toBe(200)
+    const requestId = response.headers.get("x-request-id")
+
+    const receiving = otlp
+    const span = await eventually(() => receiving.spans().find((s) => s.name === "GET /api/v1/timer"), 20_000)
+    expect(receiving.received[0]?.path).toBe("/v1/traces")
+    expect(receiving.received[0]?.contentType).toMatch(/^application\/json/)
+    expect(receiving.received[0]?.body.resourceSpans[0]?.resource?.attributes).toContainEqual({
+      key: "service.name",
+      value: { stringValue: "stint-under-test" }
+    })
+    expect(attribute(span, "http.route")).toEqual({ stringValue: "/api/v1/timer" })
+    expect(attribute(span, "stint.request_id")).toEqual({ stringValue: requestId })
+    expect(attribute(span, "stint.key_id")).toEqual({ stringValue: ids.ownerKey })
+    expect(Number(attribute(span, "http.response.status_code")?.intValue)).toBe(200)
+    const children = await eventually(() => {
+      const found = receiving.spans().filter((s) => s.parentSpanId === span.spanId).map((s) => s.name).sort()
+      return found.length === 2 ? found : undefined
+    }, 20_000)
+    expect(children).toEqual(["Store.authenticate", "Store.findActiveEntry"])
+    expect(JSON.stringify(receiving.received)).not.toContain(ownerKey)
+
+    const line = server.lines.find((l) => l.includes(String(requestId)))
+    expect((JSON.parse(line ?? "{}") as { annotations?: { traceId?: string } }).annotations?.traceId)
+      .toBe(span.traceId)
+  })
+})

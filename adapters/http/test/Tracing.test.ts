@@ -1,0 +1,151 @@
+/**
+ * Tracing in process: with an in-memory span exporter, one server span per request (named after the route template,
+ * with status, error code, request id and key id, never the key), the store calls as its children, the caller's
+ * `traceparent` honoured, a 5xx marked as an error, and the trace id on the request's log line. Off by default.
+ */
+import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { Errors, Store } from "@stint/core"
+import { Observability } from "@stint/http"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { beforeEach, describe, expect, it } from "vitest"
+import { ids, keys } from "./ServerFixture.js"
+import { type Options, stores, withServer } from "./ServerHarness.js"
+
+const memory = stores.find((store) => store.name === "memory")
+if (memory === undefined) throw new Error("no memory store case")
+
+// A tracer provider shuts its processors (and so the exporter) down with the server: one exporter per test.
+let exporter = new InMemorySpanExporter()
+beforeEach(() => {
+  exporter = new InMemorySpanExporter()
+})
+
+const traced = (options: Options = {}): Options => {
+  const observability: Observability.Options = { spanProcessors: [new SimpleSpanProcessor(exporter)] }
+  return {
+    ...options,
+    services: Observability.layer(observability),
+    observer: Observability.hooks(Observability.shapeOf(observability)),
+    store: (layer) =>
+      Observability.storeLayer(observability).pipe(
+        Layer.provide(options.store === undefined ? layer : options.store(layer))
+      )
+  }
+}
+
+const serverSpans = (): ReadonlyArray<ReadableSpan> =>
+  exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.SERVER)
+
+const childrenOf = (parent: ReadableSpan): ReadonlyArray<ReadableSpan> =>
+  exporter.getFinishedSpans().filter((span) => span.parentSpanContext?.spanId === parent.spanContext().spanId)
+
+const only = <A>(items: ReadonlyArray<A>): A => {
+  expect(items).toHaveLength(1)
+  return items[0] as A
+}
+
+describe("request spans", () => {
+  it("one server span per request, its attributes, its store-call children, and the trace id in the log", () =>
+    withServer(memory, traced())(async (server) => {
+      exporter.reset()
+      const reply = await server.api("POST", "/api/v1/timers/start", {
+        key: keys.member,
+        idempotencyKey: "trace-1",
+        json: { projectId: ids.website }
+      })
+      expect(reply.status).toBe(200)
+      const span = only(serverSpans())
+      expect(span.name).toBe("POST /api/v1/timers/start")
+      expect(span.attributes).toMatchObject({
+        "http.request.method": "POST",
+        "http.route": "/api/v1/timers/start",
+        "http.response.status_code": 200,
+        "stint.request_id": reply.requestId,
+        "stint.key_id": server.keyIdOf(keys.member)
+      })
+      expect(span.attributes["stint.error_code"]).toBeUndefined()
+      expect(span.status.code).not.toBe(SpanStatusCode.ERROR)
+
+      const children = childrenOf(span)
+      expect(children.map((child) => child.name).sort()).toEqual(["Store.authenticate", "Store.withTimerTransaction"])
+      for (const child of children) {
+        expect(child.kind).toBe(SpanKind.CLIENT)
+        expect(child.spanContext().traceId).toBe(span.spanContext().traceId)
+      }
+      // Store calls are leaves.
+      for (const child of children) expect(childrenOf(child)).toEqual([])
+      // The key itself is nowhere in any span.
+      expect(JSON.stringify(exporter.getFinishedSpans().map((s) => [s.name, s.attributes, s.events])))
+        .not.toContain(keys.member)
+
+      const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
+      expect(line?.annotations["traceId"]).toBe(span.spanContext().traceId)
+      expect(line?.annotations["spanId"]).toBe(span.spanContext().spanId)
+    }))
+
+  it("an error answer carries its code; an unmatched path has no route", () =>
+    withServer(memory, traced())(async (server) => {
+      exporter.reset()
+      const refused = await server.api("GET", "/api/v1/timer", { key: "stint_notAKeyAtAll00000000001" })
+      expect(refused.status).toBe(401)
+      const unknown = await server.send({ method: "GET", path: "/nowhere" })
+      expect(unknown.status).toBe(404)
+      const [first, second] = serverSpans()
+      expect(first?.name).toBe("GET /api/v1/timer")
+      expect(first?.attributes).toMatchObject({ "stint.error_code": "INVALID_API_KEY", "http.response.status_code": 401 })
+      expect(first?.attributes["stint.key_id"]).toBeUndefined()
+      expect(first?.status.code).not.toBe(SpanStatusCode.ERROR)
+      expect(second?.name).toBe("GET")
+      expect(second?.attributes["http.route"]).toBeUndefined()
+      expect(second?.attributes).toMatchObject({ "stint.error_code": "NOT_FOUND", "stint.request_id": unknown.requestId })
+    }))
+
+  it("continues the caller's trace from traceparent", () =>
+    withServer(memory, traced())(async (server) => {
+      exporter.reset()
+      const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+      const parentId = "00f067aa0ba902b7"
+      await server.api("GET", "/api/v1/timer", {
+        key: keys.member,
+        headers: { traceparent: `00-${traceId}-${parentId}-01` }
+      })
+      const span = only(serverSpans())
+      expect(span.spanContext().traceId).toBe(traceId)
+      expect(span.parentSpanContext?.spanId).toBe(parentId)
+    }))
+
+  it("a 5xx marks the request span and the failed store call as errors", () => {
+    const unreachable: Options["store"] = (layer) =>
+      Layer.effect(
+        Store.Store,
+        Effect.map(Store.Store, (store) => ({ ...store, ping: new Errors.StoreError({ message: "unreachable" }) }))
+      ).pipe(Layer.provide(layer))
+    return withServer(memory, traced({ store: unreachable }))(async (server) => {
+      exporter.reset()
+      const reply = await server.send({ method: "GET", path: "/readyz" })
+      expect(reply.status).toBe(503)
+      const span = only(serverSpans())
+      expect(span.name).toBe("GET /readyz")
+      expect(span.status.code).toBe(SpanStatusCode.ERROR)
+      expect(span.attributes).toMatchObject({ "stint.error_code": "NOT_READY", "error.type": "NOT_READY" })
+      const ping = only(childrenOf(span))
+      expect([ping.name, ping.status.code]).toEqual(["Store.ping", SpanStatusCode.ERROR])
+    })
+  })
+
+  it("is off unless provided: no trace id on the log line", () =>
+    withServer(memory)(async (server) => {
+      const reply = await server.api("GET", "/api/v1/timer", { key: keys.member })
+      const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
+      expect(line?.annotations).toBeDefined()
+      expect(line?.annotations["traceId"]).toBeUndefined()
+    }))
+
+  it("switched off, there are no hooks to call at all; each part switches on its own hook", () => {
+    expect(Observability.hooks({ metrics: false, tracing: false })).toEqual({})
+    expect(Object.keys(Observability.hooks({ metrics: true, tracing: false }))).toEqual(["completed"])
+    expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["completed", "request"])
+  })
+})

@@ -1,0 +1,247 @@
+/**
+ * `npm run bench`: Stint's own benchmark (not part of `npm test`). Starts `stint serve` on SQLite and on PostgreSQL,
+ * seeds the data of `../shared/bench` (64 users, 4,096 keys, a deep user), runs its scenarios with the project's load
+ * driver and prints one table: requests per second, p50 and p99 per scenario and store. With `--baseline-dir` (the
+ * hand-written baselines of `../shared/bench/baseline`) it runs them side by side, alternating rounds, and adds the
+ * ratios. Then a memory run: RSS of a fresh `stint serve` after 300, 5,000 and 100,000 mixed requests.
+ *
+ *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
+ *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
+ *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
+ *
+ * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
+ * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
+ * store and SQLite; `--core-ops 0` skips it).
+ */
+import { execFileSync } from "node:child_process"
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { cpus, tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
+import { fileURLToPath } from "node:url"
+import { parseArgs } from "node:util"
+import pg from "pg"
+import * as EmbeddedPostgres from "../testing/EmbeddedPostgres.js"
+import * as Data from "./internal/Data.js"
+import * as Load from "./internal/Load.js"
+import * as Scenarios from "./internal/Scenarios.js"
+import * as Table from "./internal/Table.js"
+import * as Targets from "./internal/Targets.js"
+
+const root = fileURLToPath(new URL("..", import.meta.url))
+const { values: options } = parseArgs({
+  options: {
+    stores: { type: "string", default: "sqlite,postgres" },
+    scenarios: { type: "string", default: "timer,start,startstop,list,deep" },
+    rounds: { type: "string", default: "3" },
+    duration: { type: "string", default: "5" },
+    warmup: { type: "string", default: "1" },
+    connections: { type: "string", default: "32" },
+    "deep-entries": { type: "string", default: "1000000" },
+    "deep-samples": { type: "string", default: "50" },
+    "memory-requests": { type: "string", default: "100000" },
+    "memory-stores": { type: "string", default: "sqlite,postgres" },
+    "core-ops": { type: "string", default: "3000" },
+    "baseline-dir": { type: "string" }
+  }
+})
+const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
+const stores = list(options.stores) as Array<"sqlite" | "postgres">
+const wanted = list(options.scenarios)
+const rounds = Number(options.rounds)
+const connections = Number(options.connections)
+const deepEntries = Number(options["deep-entries"])
+const memoryRequests = Number(options["memory-requests"])
+const memoryStores = memoryRequests > 0 ? list(options["memory-stores"]) : []
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const work = mkdtempSync(join(tmpdir(), "stint-bench-"))
+const dataDir = join(work, "data")
+mkdirSync(dataDir)
+const cleanups: Array<() => Promise<void>> = []
+
+/** The baselines, copied next to the project's `node_modules` so that their `pg` and `better-sqlite3` resolve. */
+const baselineCopy = (): string | undefined => {
+  if (options["baseline-dir"] === undefined) return undefined
+  const from = resolve(options["baseline-dir"])
+  const to = join(root, "node_modules", ".cache", "stint-bench")
+  rmSync(to, { recursive: true, force: true })
+  cpSync(from, join(to, "baseline"), { recursive: true })
+  cpSync(join(dirname(from), "seed.mjs"), join(to, "seed.mjs"))
+  return to
+}
+
+/** The PostgreSQL server: the machine's, or an embedded one started for this run. */
+const postgresServer = async (): Promise<string> => {
+  const given = process.env["STINT_TEST_DATABASE_URL"]
+  if (given !== undefined && given.length > 0) return given
+  log("starting an embedded PostgreSQL (STINT_TEST_DATABASE_URL is not set)")
+  const server = await EmbeddedPostgres.start()
+  cleanups.push(server.stop)
+  return server.url
+}
+
+const admin = async (server: string, sql: string): Promise<void> => {
+  const client = new pg.Client({ connectionString: server })
+  await client.connect()
+  try {
+    await client.query(sql)
+  } finally {
+    await client.end()
+  }
+}
+
+/** A new database on the server, dropped when the run ends. */
+const database = async (server: string, name: string): Promise<string> => {
+  await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin(server, `CREATE DATABASE ${name}`)
+  cleanups.push(() => admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+  const url = new URL(server)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+/** Runs a `stint` command; a large fixture loads in one transaction, longer than the default statement timeout. */
+const stint = (...args: Array<string>) =>
+  execFileSync(process.execPath, [Targets.stintBin, ...args], {
+    stdio: ["ignore", "ignore", "inherit"],
+    env: { ...process.env, STINT_PG_STATEMENT_TIMEOUT_MS: "3600000" }
+  })
+
+/** Seeds Stint's database from the fixture files. */
+const seedStint = async (url: string): Promise<void> => {
+  stint("seed", join(dataDir, "fixture.json"), "--database", url)
+  if (deepEntries > 0) stint("seed", join(dataDir, "fixture-deep.json"), "--database", url)
+  if (url.startsWith("postgres")) await admin(url, "VACUUM ANALYZE")
+}
+
+const median = (xs: ReadonlyArray<number>): number => {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length === 0 ? 0 : s.length % 2 === 1 ? s[(s.length - 1) / 2] ?? 0 : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2
+}
+
+/** Medians over the rounds of one scenario on one target. */
+const summary = (results: ReadonlyArray<Load.Result>): Table.Figures => ({
+  rps: Math.round(median(results.map((r) => r.rps))),
+  p50: median(results.map((r) => r.p50)),
+  p99: median(results.map((r) => r.p99)),
+  failed: results.reduce((n, r) => n + r.errors + Object.entries(r.statuses).filter(([s]) => !s.startsWith("2")).reduce((m, [, c]) => m + c, 0), 0)
+})
+
+const main = async () => {
+  log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}; work dir ${work}`)
+  const shared = baselineCopy()
+  const pgServer = stores.includes("postgres") || memoryStores.includes("postgres") ? await postgresServer() : undefined
+  const suffix = `${process.pid}`
+  const stintUrls: Record<string, string> = {}
+  const baseUrls: Record<string, { readonly pg: string } | { readonly sqlite: string }> = {}
+  if (stores.includes("sqlite") || memoryStores.includes("sqlite")) stintUrls["sqlite"] = `sqlite:${join(work, "stint.db")}`
+  if (pgServer !== undefined) stintUrls["postgres"] = await database(pgServer, `stint_bench_${suffix}`)
+  log("making the data set")
+  const keys: Data.Keys = await (async () => {
+    if (shared === undefined) {
+      return Data.make(dataDir, { users: 64, keysPerUser: 64, history: 200, deepEntries })
+    }
+    const args = [join(shared, "seed.mjs"), "--out", dataDir, "--deep-entries", String(deepEntries)]
+    if (stores.includes("sqlite")) {
+      baseUrls["sqlite"] = { sqlite: join(work, "baseline.db") }
+      args.push("--sqlite", join(work, "baseline.db"))
+    }
+    if (stores.includes("postgres") && pgServer !== undefined) {
+      const url = await database(pgServer, `stint_bench_base_${suffix}`)
+      baseUrls["postgres"] = { pg: url }
+      args.push("--pg", url)
+    }
+    execFileSync(process.execPath, args, { stdio: ["ignore", "ignore", "inherit"] })
+    return JSON.parse(readFileSync(join(dataDir, "keys.json"), "utf8")) as Data.Keys
+  })()
+  for (const [store, url] of Object.entries(stintUrls)) {
+    log(`seeding Stint on ${store}`)
+    await seedStint(url)
+  }
+
+  const rows: Array<Table.Row> = []
+  const deepRows: Array<Table.DeepRow> = []
+  for (const store of stores) {
+    const url = stintUrls[store]
+    if (url === undefined) continue
+    const targets = [await Targets.stint(`stint-${store}`, url, work)]
+    const base = baseUrls[store]
+    if (shared !== undefined && base !== undefined) {
+      targets.push(await Targets.baseline(`baseline-${store}`, join(shared, "baseline"), base, work))
+    }
+    try {
+      for (const scenario of Scenarios.throughput(keys, connections)) {
+        if (!wanted.includes(scenario.name)) continue
+        const results = targets.map((): Array<Load.Result> => [])
+        for (const target of targets) await scenario.setup?.(target.url)
+        for (let round = 0; round < rounds; round++) {
+          for (const [i, target] of targets.entries()) {
+            log(`${store} ${scenario.name} round ${round + 1}/${rounds}: ${target.label}`)
+            if (round === 0 && Number(options.warmup) > 0) {
+              await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.warmup) })
+            }
+            results[i]?.push(await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.duration) }))
+          }
+        }
+        rows.push({ store, scenario: scenario.title, figures: results.map(summary) })
+      }
+      if (wanted.includes("deep") && keys.deep !== null) {
+        const deep = []
+        for (const target of targets) {
+          log(`${store} deep page: ${target.label} (walking ${Math.floor(keys.deep.entries * 0.009)} pages of 100)`)
+          deep.push(await Scenarios.deep(target.url, keys, Number(options["deep-samples"])))
+        }
+        deepRows.push({ store, figures: deep.filter((d) => d !== undefined) })
+      }
+    } finally {
+      for (const target of targets) await target.stop()
+    }
+  }
+
+  const memoryRows: Array<Table.MemoryRow> = []
+  for (const store of memoryStores) {
+    const url = stintUrls[store]
+    if (url === undefined || memoryRequests <= 0) continue
+    log(`${store} memory run: ${memoryRequests} mixed requests on a fresh stint serve`)
+    const target = await Targets.stint(`stint-${store}-memory`, url, work)
+    const marks = [300, 5_000, memoryRequests].filter((m, i, all) => m <= memoryRequests && all.indexOf(m) === i)
+    const rss: Array<[number, number]> = [[0, Targets.rssMegabytes(target.pid)]]
+    try {
+      const result = await Load.run(Scenarios.mixed(keys), {
+        url: target.url,
+        connections,
+        requests: memoryRequests,
+        onResponse: (count) => {
+          if (!marks.includes(count)) return
+          rss.push([count, Targets.rssMegabytes(target.pid)])
+          log(`${store} memory run: RSS ${rss[rss.length - 1]?.[1]} MB after ${count} requests`)
+        }
+      })
+      memoryRows.push({ store, rss, rps: result.rps, failed: summary([result]).failed })
+    } finally {
+      await target.stop()
+    }
+  }
+
+  const labels = shared === undefined ? ["Stint"] : ["Stint", "baseline"]
+  process.stdout.write(`\n${Table.render({ labels, rows, deepRows, memoryRows, rounds, connections, duration: Number(options.duration), cores: cpus().length })}\n`)
+
+  const coreOps = Number(options["core-ops"])
+  if (coreOps > 0) {
+    log(`the core alone (conformance/bench/core.mjs): ${coreOps} operations each on memory and SQLite`)
+    // A plain module of the conformance package, so imported by a computed name (it has no type declarations).
+    const coreBench = join(root, "conformance", "bench", "core.mjs")
+    const core = (await import(coreBench)) as { readonly run: (options: { readonly ops: number }) => Promise<ReadonlyArray<Table.CoreRow>> }
+    process.stdout.write(`\n${Table.renderCore(await core.run({ ops: coreOps }))}\n`)
+  }
+}
+
+const cleanup = async () => {
+  for (const f of cleanups.reverse()) await f().catch((e: unknown) => log(`cleanup: ${String(e)}`))
+  rmSync(work, { recursive: true, force: true })
+}
+main().then(cleanup, async (error: unknown) => {
+  log(error instanceof Error ? error.stack ?? error.message : String(error))
+  await cleanup()
+  process.exitCode = 1
+})
