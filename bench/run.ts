@@ -8,21 +8,27 @@
  *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
  *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
  *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
+ *     [--profile DIR]
+ *
+ * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per store in DIR,
+ * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`).
  *
  * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
  * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
  * store and SQLite; `--core-ops 0` skips it).
  */
 import { execFileSync } from "node:child_process"
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { cpus, tmpdir } from "node:os"
 import { dirname, join, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import pg from "pg"
 import * as EmbeddedPostgres from "../testing/EmbeddedPostgres.js"
+import * as Cpu from "./internal/Cpu.js"
 import * as Data from "./internal/Data.js"
 import * as Load from "./internal/Load.js"
+import * as Profile from "./internal/Profile.js"
 import * as Scenarios from "./internal/Scenarios.js"
 import * as Table from "./internal/Table.js"
 import * as Targets from "./internal/Targets.js"
@@ -41,7 +47,8 @@ const { values: options } = parseArgs({
     "memory-requests": { type: "string", default: "100000" },
     "memory-stores": { type: "string", default: "sqlite,postgres" },
     "core-ops": { type: "string", default: "3000" },
-    "baseline-dir": { type: "string" }
+    "baseline-dir": { type: "string" },
+    profile: { type: "string" }
   }
 })
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
@@ -53,6 +60,7 @@ const deepEntries = Number(options["deep-entries"])
 const memoryRequests = Number(options["memory-requests"])
 const memoryStores = memoryRequests > 0 ? list(options["memory-stores"]) : []
 const log = (line: string) => process.stderr.write(`${line}\n`)
+const profileDir = options.profile === undefined ? undefined : resolve(options.profile)
 
 const work = mkdtempSync(join(tmpdir(), "stint-bench-"))
 const dataDir = join(work, "data")
@@ -90,6 +98,20 @@ const admin = async (server: string, sql: string): Promise<void> => {
   }
 }
 
+/** The pids of the backends connected to the database of `url`. */
+const backends = async (url: URL): Promise<Array<number>> => {
+  const client = new pg.Client({ connectionString: url.toString() })
+  await client.connect()
+  try {
+    const result = await client.query<{ pid: number }>(
+      "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    return result.rows.map((row) => row.pid)
+  } finally {
+    await client.end()
+  }
+}
+
 /** A new database on the server, dropped when the run ends. */
 const database = async (server: string, name: string): Promise<string> => {
   await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
@@ -120,8 +142,16 @@ const median = (xs: ReadonlyArray<number>): number => {
 }
 
 /** Medians over the rounds of one scenario on one target. */
-const summary = (results: ReadonlyArray<Load.Result>): Table.Figures => ({
+const summary = (results: ReadonlyArray<Load.Result & { readonly cpu?: Cpu.PerRequest }>): Table.Figures => ({
   rps: Math.round(median(results.map((r) => r.rps))),
+  ...(results.every((r) => r.cpu !== undefined)
+    ? {
+      cpu: {
+        server: Math.round(median(results.map((r) => r.cpu?.server ?? 0))),
+        database: Math.round(median(results.map((r) => r.cpu?.database ?? 0)))
+      }
+    }
+    : {}),
   p50: median(results.map((r) => r.p50)),
   p99: median(results.map((r) => r.p99)),
   failed: results.reduce((n, r) => n + r.errors + Object.entries(r.statuses).filter(([s]) => !s.startsWith("2")).reduce((m, [, c]) => m + c, 0), 0)
@@ -164,15 +194,25 @@ const main = async () => {
   for (const store of stores) {
     const url = stintUrls[store]
     if (url === undefined) continue
-    const targets = [await Targets.stint(`stint-${store}`, url, work)]
+    const targets = [await Targets.stint(`stint-${store}`, url, work, profileDir === undefined ? [] : [
+      "--cpu-prof",
+      "--cpu-prof-dir",
+      profileDir,
+      "--cpu-prof-name",
+      `stint-${store}.cpuprofile`
+    ])]
     const base = baseUrls[store]
     if (shared !== undefined && base !== undefined) {
       targets.push(await Targets.baseline(`baseline-${store}`, join(shared, "baseline"), base, work))
     }
+    // The PostgreSQL database of each target, whose backends' CPU time is read around every round.
+    const databases = store === "postgres"
+      ? [url, base !== undefined && "pg" in base ? base.pg : undefined].map((u) => u === undefined ? undefined : new URL(u))
+      : []
     try {
       for (const scenario of Scenarios.throughput(keys, connections)) {
         if (!wanted.includes(scenario.name)) continue
-        const results = targets.map((): Array<Load.Result> => [])
+        const results = targets.map((): Array<Load.Result & { readonly cpu?: Cpu.PerRequest }> => [])
         for (const target of targets) await scenario.setup?.(target.url)
         for (let round = 0; round < rounds; round++) {
           for (const [i, target] of targets.entries()) {
@@ -180,7 +220,11 @@ const main = async () => {
             if (round === 0 && Number(options.warmup) > 0) {
               await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.warmup) })
             }
-            results[i]?.push(await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.duration) }))
+            const database = databases[i]
+            const before = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
+            const result = await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.duration) })
+            const after = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
+            results[i]?.push({ ...result, cpu: Cpu.perRequest(before, after, result.requests) })
           }
         }
         rows.push({ store, scenario: scenario.title, figures: results.map(summary) })
@@ -225,6 +269,12 @@ const main = async () => {
 
   const labels = shared === undefined ? ["Stint"] : ["Stint", "baseline"]
   process.stdout.write(`\n${Table.render({ labels, rows, deepRows, memoryRows, rounds, connections, duration: Number(options.duration), cores: cpus().length })}\n`)
+  if (profileDir !== undefined) {
+    for (const store of stores) {
+      const file = join(profileDir, `stint-${store}.cpuprofile`)
+      if (existsSync(file)) process.stdout.write(`\n${Profile.summarize(file).join("\n")}\n`)
+    }
+  }
 
   const coreOps = Number(options["core-ops"])
   if (coreOps > 0) {

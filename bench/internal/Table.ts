@@ -10,6 +10,8 @@ export interface Figures {
   readonly p99: number
   /** Responses other than 2xx, and transport errors: should be 0. */
   readonly failed: number
+  /** Median CPU µs per request of the server process and of PostgreSQL (0 on SQLite: it runs in the server). */
+  readonly cpu?: { readonly server: number; readonly database: number } | undefined
 }
 
 /** One scenario on one store: figures per target (Stint first, then the baseline). */
@@ -70,11 +72,27 @@ export const render = (report: Report): string => {
     cells.push(row.figures.map((f) => String(f.failed)).join("/"))
     return cells
   })
+  const cpuHead = ["store", "scenario", ...report.labels.flatMap((label) => [`${label} server µs`, `${label} PostgreSQL µs`])]
+  if (withBase) cpuHead.push("server ratio", "server + database ratio")
+  const cpuBody = report.rows.filter((row) => row.figures.every((f) => f.cpu !== undefined)).map((row) => {
+    const [a, b] = row.figures
+    const cells = [row.store, row.scenario, ...row.figures.flatMap((f) => [String(f.cpu?.server), String(f.cpu?.database)])]
+    if (withBase && a?.cpu && b?.cpu) {
+      cells.push(ratio(a.cpu.server, b.cpu.server), ratio(a.cpu.server + a.cpu.database, b.cpu.server + b.cpu.database))
+    }
+    return cells
+  })
   const parts: Array<string> = report.rows.length === 0 ? [] : [
     `Medians of ${report.rounds} round(s) of ${report.duration} s, ${report.connections} connections, ${report.cores} cores` +
     (withBase ? `; ${stint} and ${base} alternate; ratio = ${stint} / ${base}` : ""),
     "",
-    grid(head, body)
+    grid(head, body),
+    ...(cpuBody.length === 0 ? [] : [
+      "",
+      "CPU time per request (medians; µs of the server process and of its database's PostgreSQL backends): robust to a busy machine",
+      "",
+      grid(cpuHead, cpuBody)
+    ])
   ]
   if (report.deepRows.length > 0) {
     const deepHead = ["store", "target", "depth", "first page p50 ms", "deep page p50 ms", "deep / first"]

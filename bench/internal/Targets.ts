@@ -57,8 +57,13 @@ const start = async (
  * `STINT_SQLITE_SYNCHRONOUS` says otherwise: the baselines run WAL with `NORMAL`, and `../shared/bench` compares like
  * with like. Stint's own default is `FULL` (see adapters/sqlite/README.md), which costs a sync per write step.
  */
-export const stint = (label: string, database: string, logDir: string): Promise<Target> =>
-  start(label, [stintBin, "serve", "--port", "0", "--database", database], {
+export const stint = (
+  label: string,
+  database: string,
+  logDir: string,
+  nodeOptions: ReadonlyArray<string> = []
+): Promise<Target> =>
+  start(label, [...nodeOptions, ...(process.env["STINT_BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? []), stintBin, "serve", "--port", "0", "--database", database], {
     STINT_RATE_LIMIT: String(RATE_LIMIT),
     STINT_PG_POOL_SIZE: "8",
     STINT_SQLITE_SYNCHRONOUS: process.env["STINT_SQLITE_SYNCHRONOUS"] ?? "NORMAL"

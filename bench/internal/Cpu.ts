@@ -1,0 +1,52 @@
+/**
+ * CPU time per request, read from `/proc` (Linux): of the server process, and of the PostgreSQL backends connected to
+ * its database (the database's share of the work). Unlike requests per second on a shared machine, CPU time per
+ * request barely moves when something else takes the cores.
+ */
+import { execFileSync } from "node:child_process"
+import { readFileSync } from "node:fs"
+
+const ticksPerSecond = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
+  } catch {
+    return 100
+  }
+})()
+
+/** utime + stime of a process in ms, or 0 if it is gone. */
+const processMillis = (pid: number | string): number => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // The command name is in parentheses and may hold spaces: the fields after it are space-separated.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) * 1000 / ticksPerSecond
+  } catch {
+    return 0
+  }
+}
+
+/** A reading to subtract from a later one: the server's CPU ms, and each database backend's. */
+export interface Reading {
+  readonly server: number
+  readonly backends: ReadonlyMap<number, number>
+}
+
+/** Reads the server process and the given database backends (their pids from `pg_stat_activity`). */
+export const read = (pid: number, backendPids: ReadonlyArray<number>): Reading => ({
+  server: processMillis(pid),
+  backends: new Map(backendPids.map((backend) => [backend, processMillis(backend)]))
+})
+
+/** µs of CPU per request between two readings (a backend that appeared in between counts from 0). */
+export interface PerRequest {
+  readonly server: number
+  readonly database: number
+}
+
+export const perRequest = (before: Reading, after: Reading, requests: number): PerRequest => {
+  let database = 0
+  for (const [backend, ms] of after.backends) database += ms - (before.backends.get(backend) ?? 0)
+  const per = (ms: number) => Math.round(ms * 1000 / Math.max(requests, 1))
+  return { server: per(after.server - before.server), database: per(database) }
+}
