@@ -29,6 +29,7 @@ import {
 } from "./Errors.js"
 import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
+import * as FastGuard from "./internal/fastGuard.js"
 import type { EntryFinish, EntryRow, UserScope } from "./Records.js"
 import { type ApiRequest, decodeBody, decodePathParam, decodeQuery } from "./Request.js"
 import {
@@ -167,6 +168,10 @@ export interface TimerMutation {
 }
 
 const encodeMutation = Schema.encodeSync(TimerMutationResponse)
+const mutationGuard = FastGuard.of(TimerMutationResponse)
+/** The response's JSON, checked against its Schema (the fast check first; the Schema's encoder throws on a defect). */
+const mutationJson = (response: TimerMutationResponse): string =>
+  JSON.stringify(mutationGuard?.(response) === true ? response : encodeMutation(response))
 const decodeMutation = Schema.decodeUnknownSync(Schema.parseJson(TimerMutationResponse))
 
 const mutation = (json: string, replayed: boolean): TimerMutation => ({
@@ -235,7 +240,7 @@ const mutate = <E>(
             return yield* new StoreError({ message: "an idempotency record without a response under the scope's lock" })
           case "Fresh": {
             const outcome = yield* step(snapshot, now)
-            const json = JSON.stringify(encodeMutation(outcome.response))
+            const json = mutationJson(outcome.response)
             yield* tx.write({
               finish: outcome.finish,
               insert: outcome.insert,

@@ -10,6 +10,7 @@ import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import type { ParseOptions } from "effect/SchemaAST"
 import { InvalidRequest } from "./Errors.js"
+import * as FastGuard from "./internal/fastGuard.js"
 import * as Issues from "./internal/issues.js"
 import * as JsonShape from "./internal/jsonShape.js"
 import { clip } from "./internal/quote.js"
@@ -143,6 +144,8 @@ export const decodeQuery = <A, I>(
     }
     seen[name] = value
   }
+  // Valid input as the Schema would return it: no need to run its decoder (which words the problems otherwise).
+  if (FastGuard.of(schema as Schema.Schema<A, I, never>)?.(seen) === true) return Effect.succeed(seen as A)
   return Either.match(decoderOf(queryDecoders, schema, { errors: "all" })(seen), {
     onLeft: (error) => {
       const found = issues(error)
@@ -203,6 +206,7 @@ export const decodeBody = <A, I>(
   if (problem !== undefined) return Effect.fail(shapeProblem(problem))
   const unknown = unknownProperties(value, schema.fields)
   if (unknown !== undefined) return Effect.fail(unknown)
+  if (FastGuard.of(schema as Schema.Schema<A, I, never>)?.(value) === true) return Effect.succeed(value as A)
   return Either.match(
     decoderOf(bodyDecoders, schema, { errors: "all", onExcessProperty: "error" })(value),
     {

@@ -21,6 +21,7 @@ import * as Dispatch from "./internal/dispatch.js"
 import * as LogWriter from "./internal/logWriter.js"
 import * as NodeIo from "./internal/node.js"
 import * as Pipeline from "./internal/pipeline.js"
+import * as NodeHashing from "./NodeHashing.js"
 import type * as Observer from "./Observer.js"
 
 /**
@@ -194,9 +195,12 @@ const handlers = (core: Core, prefix: string): { readonly fetch: FetchHandler; r
   return { fetch, node }
 }
 
+// The native SHA-256 and HMAC of `node:crypto` (as `stint serve` uses), not the core's portable default: every request
+// hashes its key, and every mutation its fingerprint.
 const storeLayer = <E>(store: Layer.Layer<Store.Store, E>, options: Options) =>
   Layer.mergeAll(
     store,
+    NodeHashing.layer,
     Layer.succeed(Settings.Settings, { ...Settings.defaults, ...options.settings }),
     Logger.json
   )

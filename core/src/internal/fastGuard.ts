@@ -85,3 +85,18 @@ const compileAst = (ast: AST.AST): Guard | undefined => {
  * (no transformations) can be compiled.
  */
 export const compile = <A, I>(schema: Schema.Schema<A, I, never>): Guard | undefined => compileAst(schema.ast)
+
+const compiled = new WeakMap<object, Guard | null>()
+
+/**
+ * `compile`, once per schema (the operations' schemas are module-level constants): `null` when it cannot be compiled.
+ * For requests and responses on the hot path, where the Schema's own decoder allocates its way through every node.
+ */
+export const of = <A, I>(schema: Schema.Schema<A, I, never>): Guard | null => {
+  let guard = compiled.get(schema)
+  if (guard === undefined) {
+    guard = compile(schema) ?? null
+    compiled.set(schema, guard)
+  }
+  return guard
+}

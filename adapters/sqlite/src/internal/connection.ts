@@ -41,6 +41,59 @@ export interface Connection {
   ) => Effect.Effect<A, E | StoreError, R>
 }
 
+/**
+ * The connection's lock: held from BEGIN to COMMIT. Unlike a `Semaphore` it costs nothing beyond a flag to take when
+ * free (every request takes it at least once). It is taken only where interruption cannot come between taking it and
+ * installing its release; a waiter is woken when it is released and tries again (so a waiter interrupted after its
+ * wake-up takes nothing with it).
+ */
+interface Lock {
+  readonly held: () => boolean
+  /** Runs `effect` holding the lock. */
+  readonly with: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /** Takes the lock until the scope closes. */
+  readonly scoped: Effect.Effect<void, never, Scope.Scope>
+}
+
+export const makeLock = (): Lock => {
+  let held = false
+  const waiters = new Set<() => void>()
+  const released = Effect.async<void>((resume) => {
+    const wake = () => resume(Effect.void)
+    waiters.add(wake)
+    return Effect.sync(() => {
+      waiters.delete(wake)
+    })
+  })
+  const release = Effect.sync(() => {
+    held = false
+    if (waiters.size === 0) return
+    const woken = [...waiters]
+    waiters.clear()
+    for (const wake of woken) wake()
+  })
+  /** Takes the lock (when free, synchronously) and then runs `then`; must run uninterruptibly, `restore` given. */
+  const taking = <A, E, R>(
+    restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+    then: () => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E, R> => {
+    const attempt: Effect.Effect<A, E, R> = Effect.suspend(() => {
+      if (held) return Effect.zipRight(restore(released), attempt)
+      held = true
+      return then()
+    })
+    return attempt
+  }
+  return {
+    held: () => held,
+    with: (effect) =>
+      Effect.uninterruptibleMask((restore) => taking(restore, () => Effect.ensuring(restore(effect), release))),
+    scoped: Effect.uninterruptibleMask((restore) =>
+      taking(restore, () => Effect.flatMap(Effect.scope, (scope) => Scope.addFinalizer(scope, release)))
+    )
+  }
+}
+
 /** The options of `open`. */
 export interface OpenOptions {
   readonly filename: string
@@ -85,10 +138,15 @@ export const open = (
     const begin = prepare("BEGIN IMMEDIATE")
     const commitStatement = prepare("COMMIT")
 
-    const lock = yield* Effect.makeSemaphore(1)
+    const lock = makeLock()
 
+    // A synchronous statement cannot interleave with anything: it only has to wait while a transaction holds the
+    // connection (the transaction's body may suspend between BEGIN and COMMIT).
     const run = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> =>
-      lock.withPermits(1)(Effect.try({ try: f, catch: storeError(what) }))
+      Effect.suspend(() => {
+        const attempt = Effect.try({ try: f, catch: storeError(what) })
+        return lock.held() ? lock.with(attempt) : attempt
+      })
 
     const rollback = Effect.sync(() => {
       // SQLite may have rolled back already (a failed COMMIT, an I/O error): then there is nothing left to undo.
@@ -100,7 +158,7 @@ export const open = (
       effect: Effect.Effect<A, E, R>,
       commit?: (a: A) => void
     ): Effect.Effect<A, E | StoreError, R> =>
-      lock.withPermits(1)(Effect.uninterruptibleMask((restore) =>
+      lock.with(Effect.uninterruptibleMask((restore) =>
         Effect.flatMap(
           Effect.try({ try: () => begin.run(), catch: storeError(`beginning ${what}`) }),
           () =>
@@ -160,16 +218,8 @@ export const open = (
     }
     const transformRows = Statement.defaultTransforms(Str.snakeToCamel).array
     const sql = yield* SqlClient.make({
-      acquirer: lock.withPermits(1)(Effect.succeed(connection)),
-      transactionAcquirer: Effect.uninterruptibleMask((restore) =>
-        Effect.as(
-          Effect.zipRight(
-            restore(lock.take(1)),
-            Effect.tap(Effect.scope, (scope) => Scope.addFinalizer(scope, lock.release(1)))
-          ),
-          connection
-        )
-      ),
+      acquirer: lock.with(Effect.succeed(connection)),
+      transactionAcquirer: Effect.as(lock.scoped, connection),
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]],
       transformRows
