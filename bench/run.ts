@@ -224,6 +224,7 @@ const main = async () => {
             const before = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
             const result = await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.duration) })
             const after = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
+            for (const message of result.errorMessages) log(`${store} ${scenario.name}: transport error: ${message}`)
             results[i]?.push({ ...result, cpu: Cpu.perRequest(before, after, result.requests) })
           }
         }
@@ -261,6 +262,8 @@ const main = async () => {
           log(`${store} memory run: RSS ${rss[rss.length - 1]?.[1]} MB after ${count} requests`)
         }
       })
+      for (const message of result.errorMessages) log(`${store} memory run: transport error: ${message}`)
+      log(`${store} memory run: statuses ${JSON.stringify(result.statuses)}`)
       memoryRows.push({ store, rss, rps: result.rps, failed: summary([result]).failed })
     } finally {
       await target.stop()

@@ -40,6 +40,8 @@ export interface Result {
   readonly p99: number
   readonly statuses: Readonly<Record<string, number>>
   readonly errors: number
+  /** The first few transport errors, for the log. */
+  readonly errorMessages: ReadonlyArray<string>
 }
 
 /** Where to send, and how much. */
@@ -89,6 +91,7 @@ export const run = async (script: Script, options: Options): Promise<Result> => 
   const latencies: Array<number> = []
   const statuses: Record<string, number> = {}
   let errors = 0
+  const errorMessages: Array<string> = []
   let sent = 0
   const started = performance.now()
   const deadline = options.requests === undefined ? started + (options.seconds ?? 10) * 1000 : Infinity
@@ -102,8 +105,11 @@ export const run = async (script: Script, options: Options): Promise<Result> => 
         let response: Response
         try {
           response = await send(agent, base, step.request)
-        } catch {
+        } catch (error) {
           errors++
+          if (errorMessages.length < 5) {
+            errorMessages.push(`${step.request.method} ${step.request.path}: ${error instanceof Error ? error.message : String(error)}`)
+          }
           break
         }
         latencies.push(performance.now() - begin)
@@ -124,7 +130,8 @@ export const run = async (script: Script, options: Options): Promise<Result> => 
     p50: round(percentile(latencies, 50)),
     p99: round(percentile(latencies, 99)),
     statuses,
-    errors
+    errors,
+    errorMessages
   }
 }
 
