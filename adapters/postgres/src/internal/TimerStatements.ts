@@ -36,39 +36,41 @@ const entryJson: Statement.Fragment = sql`json_build_object('id', e.id, 'project
   'billable', e.billable, 'note', e.note, 'startedAt', e.started_at, 'endedAt', e.ended_at,
   'payRateCents', e.pay_rate_cents)`
 
-const NONE: Statement.Fragment = sql`NULL::json`
-
 /**
  * Everything a timer step needs, in one statement (a new statement, so its snapshot includes every commit made before
  * the lock was granted): the idempotency record, the running entry, the entry and the project asked for. Each is a
- * JSON object or null; `entryColumns` names match `Rows.entry`.
+ * JSON object or null (a part not asked for gets a NULL parameter, which matches no row); `entryColumns` names match
+ * `Rows.entry`. One fixed text for every query, prepared once per connection.
  */
-export const read = (scope: UserScope, query: TimerQuery): Compiled => {
-  const { userId, workspaceId } = scope
-  const idempotency = query.idempotencyKey === undefined ? NONE : sql`(
+export const read = (scope: UserScope, query: TimerQuery): Compiled => ({
+  text: READ,
+  values: [
+    scope.workspaceId,
+    scope.userId,
+    query.idempotencyKey === undefined ? null : Text.encode(query.idempotencyKey),
+    query.entryId === undefined || !isId(query.entryId) ? null : query.entryId,
+    query.projectId === undefined || !isId(query.projectId) ? null : query.projectId
+  ]
+})
+
+// $1 workspace, $2 user, $3 idempotency key (escaped), $4 entry id, $5 project id; the last three may be NULL.
+const READ = compile(sql`SELECT (
     SELECT json_build_object('key', r.idempotency_key, 'fingerprint', r.fingerprint, 'createdAt', r.created_at,
       'status', r.response_status, 'body', r.response_body)
     FROM idempotency_records r
-    WHERE r.workspace_id = ${workspaceId} AND r.user_id = ${userId}
-      AND r.idempotency_key = ${Text.encode(query.idempotencyKey)})`
-  const entry = query.entryId === undefined || !isId(query.entryId) ? NONE : sql`(
-    SELECT ${entryJson}
+    WHERE r.workspace_id = ${""}::uuid AND r.user_id = ${""}::uuid AND r.idempotency_key = ${""}::text) AS idempotency,
+  (SELECT ${entryJson}
     FROM time_entries e JOIN projects p ON p.id = e.project_id JOIN clients c ON c.id = p.client_id
-    WHERE e.id = ${query.entryId} AND e.workspace_id = ${workspaceId} AND e.user_id = ${userId})`
-  const project = query.projectId === undefined || !isId(query.projectId) ? NONE : sql`(
-    SELECT json_build_object('id', p.id, 'workspaceId', p.workspace_id, 'clientId', p.client_id, 'name', p.name,
+    WHERE e.workspace_id = $1::uuid AND e.user_id = $2::uuid AND e.status = 'active') AS running,
+  (SELECT ${entryJson}
+    FROM time_entries e JOIN projects p ON p.id = e.project_id JOIN clients c ON c.id = p.client_id
+    WHERE e.id = ${""}::uuid AND e.workspace_id = $1::uuid AND e.user_id = $2::uuid) AS entry,
+  (SELECT json_build_object('id', p.id, 'workspaceId', p.workspace_id, 'clientId', p.client_id, 'name', p.name,
       'color', p.color, 'archived', p.archived, 'clientName', c.name, 'clientArchived', c.archived,
       'assignedRateCents', a.pay_rate_cents)
     FROM projects p JOIN clients c ON c.id = p.client_id
-    LEFT JOIN assignments a ON a.project_id = p.id AND a.user_id = ${userId}
-    WHERE p.id = ${query.projectId} AND p.workspace_id = ${workspaceId})`
-  return compile(sql`SELECT ${idempotency} AS idempotency,
-  (SELECT ${entryJson}
-    FROM time_entries e JOIN projects p ON p.id = e.project_id JOIN clients c ON c.id = p.client_id
-    WHERE e.workspace_id = ${workspaceId} AND e.user_id = ${userId} AND e.status = 'active') AS running,
-  ${entry} AS entry,
-  ${project} AS project`)
-}
+    LEFT JOIN assignments a ON a.project_id = p.id AND a.user_id = $2::uuid
+    WHERE p.id = ${""}::uuid AND p.workspace_id = $1::uuid) AS project`).text
 
 const remember = (scope: UserScope, record: IdempotencyRecord): Statement.Fragment =>
   sql`remembered AS (
