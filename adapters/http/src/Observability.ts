@@ -63,27 +63,31 @@ const callerSpan = (arrived: Observer.Arrived): Option.Option<Tracer.AnySpan> =>
 const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
 
 /**
- * Runs `self` inside a server span, a child of the caller's trace context when one was sent. The span is made by the
- * tracer directly (what `Effect.makeSpan` does, without reading span annotations and links no request has).
+ * Runs `self` inside a server span, a child of the caller's trace context when one was sent (else of the fiber's
+ * current span, if any). The span is made by the tracer directly (what `Effect.makeSpan` does, without reading span
+ * annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.clockWith((clock) =>
-    Effect.tracerWith((tracer) => {
-      const span = tracer.span(
-        arrived.method,
-        callerSpan(arrived),
-        Context.empty(),
-        [],
-        clock.unsafeCurrentTimeNanos(),
-        "server",
-        SERVER_SPAN
-      )
-      span.attribute("http.request.method", arrived.method)
-      return Effect.onExit(
-        Effect.withParentSpan(self, span),
-        (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
-      )
-    })
+  Effect.withFiberRuntime((fiber) =>
+    Effect.clockWith((clock) =>
+      Effect.tracerWith((tracer) => {
+        const caller = callerSpan(arrived)
+        const span = tracer.span(
+          arrived.method,
+          Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan),
+          Context.empty(),
+          [],
+          clock.unsafeCurrentTimeNanos(),
+          "server",
+          SERVER_SPAN
+        )
+        span.attribute("http.request.method", arrived.method)
+        return Effect.onExit(
+          Effect.withParentSpan(self, span),
+          (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
+        )
+      })
+    )
   )
 
 const noFields: Readonly<Record<string, string>> = {}

@@ -3,8 +3,8 @@
  * `Tracing`'s tracer hands Effect instead of `@effect/opentelemetry`'s spans, at a fraction of their cost per span.
  *
  * The differences that make it cheap: the parent's OpenTelemetry context is built once per parent (not per child and
- * not from OpenTelemetry's active context), times come from the SDK's own clock (no `bigint` conversions; one clock
- * for parents and children alike), and a store call's span is an OpenTelemetry span only (`child`), with no Effect
+ * not from OpenTelemetry's active context), times come from one clock of our own (`now`: no `bigint` conversions, the
+ * same for parents and children), and a store call's span is an OpenTelemetry span only (`child`), with no Effect
  * span, context copy or fiber-ref update around it.
  */
 import * as OtelApi from "@opentelemetry/api"
@@ -38,10 +38,23 @@ const attributesOf = (record: Readonly<Record<string, unknown>>): OtelApi.Attrib
 }
 
 /**
+ * The time now, as OpenTelemetry's `[seconds, nanoseconds]`, from `performance.timeOrigin + performance.now()`. Every
+ * span gets explicit times from this one clock: left to itself, the SDK anchors each span on `Date.now()` (whole
+ * milliseconds), so a child could end up to a millisecond after its parent.
+ */
+export const now = (): OtelApi.HrTime => {
+  const millis = performance.timeOrigin + performance.now()
+  const seconds = Math.floor(millis / 1000)
+  const nanos = Math.round((millis - seconds * 1000) * 1e6)
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos]
+}
+
+/**
  * Ends an OpenTelemetry span with the status an exit calls for: OK on success; on failure ERROR with the first error
  * recorded as an exception; an interruption alone is no error.
  */
 export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void => {
+  const time = now()
   if (exit._tag === "Success" || Cause.isEmpty(exit.cause)) {
     span.setStatus({ code: OtelApi.SpanStatusCode.OK })
   } else if (Cause.isInterruptedOnly(exit.cause)) {
@@ -53,11 +66,11 @@ export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void
       span.setStatus({ code: OtelApi.SpanStatusCode.OK })
     } else {
       first.stack = Cause.pretty(exit.cause, { renderErrorCause: true })
-      span.recordException(first)
+      span.recordException(first, time)
       span.setStatus({ code: OtelApi.SpanStatusCode.ERROR, message: first.message })
     }
   }
-  span.end()
+  span.end(time)
 }
 
 const linkOf = (link: EffectTracer.SpanLink): OtelApi.Link => ({
@@ -70,8 +83,8 @@ const linkOf = (link: EffectTracer.SpanLink): OtelApi.Link => ({
 })
 
 /**
- * An Effect span backed by an OpenTelemetry span of `tracer`. Its start and end times are the SDK's (the `bigint`
- * times Effect passes are kept in `status` only).
+ * An Effect span backed by an OpenTelemetry span of `tracer`. Its start and end times are `now`'s (the `bigint` times
+ * Effect passes are kept in `status` only).
  */
 export class Span implements EffectTracer.Span {
   readonly _tag = "Span"
@@ -98,7 +111,9 @@ export class Span implements EffectTracer.Span {
     this.links = [...links]
     this.otel = tracer.startSpan(
       name,
-      links.length > 0 ? { kind: kinds[kind], links: links.map(linkOf) } : { kind: kinds[kind] },
+      links.length > 0
+        ? { kind: kinds[kind], startTime: now(), links: links.map(linkOf) }
+        : { kind: kinds[kind], startTime: now() },
       root ? OtelApi.ROOT_CONTEXT : parentContext(parent)
     )
     const spanContext = this.otel.spanContext()
@@ -119,7 +134,7 @@ export class Span implements EffectTracer.Span {
   }
 
   event(name: string, _startTime: bigint, attributes?: Record<string, unknown>): void {
-    this.otel.addEvent(name, attributes === undefined ? undefined : attributesOf(attributes))
+    this.otel.addEvent(name, attributes === undefined ? undefined : attributesOf(attributes), now())
   }
 
   addLinks(links: ReadonlyArray<EffectTracer.SpanLink>): void {
@@ -158,5 +173,5 @@ export const child = (
   attributes: OtelApi.Attributes
 ): OtelApi.Span | undefined =>
   parent instanceof Span
-    ? parent.tracer.startSpan(name, { kind: kinds[kind], attributes }, parent.parentContext())
+    ? parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
     : undefined
