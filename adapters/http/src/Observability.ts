@@ -11,7 +11,6 @@ import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Store } from "@stint/core"
 import * as Arr from "effect/Array"
-import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -22,6 +21,7 @@ import * as Metrics from "./Metrics.js"
 import * as MetricsServer from "./MetricsServer.js"
 import * as ObservedStore from "./ObservedStore.js"
 import type * as Observer from "./Observer.js"
+import * as OtelSpan from "./internal/otelSpan.js"
 import * as Tracing from "./Tracing.js"
 
 /**
@@ -50,34 +50,53 @@ const endExit = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): Exit.Exi
 /** The headers a caller's trace context may come in. */
 const TRACE_HEADERS = ["traceparent", "tracestate", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-sampled"] as const
 
-/** Runs `self` inside a server span, a child of the caller's trace context when one was sent. */
-const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
-  const sent: Record<string, string> = {}
+/** The caller's trace context, when one was sent (most requests send none: then no headers are parsed). */
+const callerSpan = (arrived: Observer.Arrived): Option.Option<Tracer.AnySpan> => {
+  let sent: Record<string, string> | undefined
   for (const name of TRACE_HEADERS) {
     const value = arrived.header(name)
-    if (value !== undefined) sent[name] = value
+    if (value !== undefined) (sent ??= {})[name] = value
   }
-  const parent = HttpTraceContext.fromHeaders(Headers.unsafeFromRecord(sent))
-  return Effect.flatMap(
-    Effect.makeSpan(arrived.method, {
-      kind: "server",
-      captureStackTrace: false,
-      attributes: { "http.request.method": arrived.method },
-      ...(Option.isSome(parent) ? { parent: parent.value } : {})
-    }),
-    (span) =>
-      Effect.onExit(Effect.withParentSpan(self, span), (exit) =>
-        Effect.flatMap(Clock.currentTimeNanos, (now) => Effect.sync(() => span.end(now, endExit(span, exit)))))
-  )
+  return sent === undefined ? Option.none() : HttpTraceContext.fromHeaders(Headers.unsafeFromRecord(sent))
 }
+
+const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
+
+/**
+ * Runs `self` inside a server span, a child of the caller's trace context when one was sent (else of the fiber's
+ * current span, if any). The span is made by the tracer directly (what `Effect.makeSpan` does, without reading span
+ * annotations and links no request has).
+ */
+const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) =>
+    Effect.clockWith((clock) =>
+      Effect.tracerWith((tracer) => {
+        const caller = callerSpan(arrived)
+        const span = tracer.span(
+          arrived.method,
+          Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan),
+          Context.empty(),
+          [],
+          clock.unsafeCurrentTimeNanos(),
+          "server",
+          SERVER_SPAN
+        )
+        span.attribute("http.request.method", arrived.method)
+        return Effect.onExit(
+          Effect.withParentSpan(self, span),
+          (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
+        )
+      })
+    )
+  )
 
 const noFields: Readonly<Record<string, string>> = {}
 
 /** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
 const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
-  Effect.flatMap(Effect.option(Effect.currentSpan), (current) => {
-    if (Option.isNone(current)) return Effect.succeed(noFields)
-    const span = current.value
+  Effect.withFiberRuntime((fiber) => {
+    const span = fiber.currentSpan
+    if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
     if (record.route !== null) span.attribute("http.route", record.route)
     span.attribute(STATUS, record.status)
     span.attribute("stint.request_id", record.requestId)
@@ -85,9 +104,16 @@ const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<str
     if (record.code !== undefined) span.attribute("stint.error_code", record.code)
     if (record.status >= 500 && record.code !== undefined) span.attribute("error.type", record.code)
     const fields = { traceId: span.traceId, spanId: span.spanId }
-    return record.route === null ? Effect.succeed(fields) : OtelTracer.currentOtelSpan.pipe(
+    if (record.route === null) return Effect.succeed(fields)
+    const name = `${record.method} ${record.route}`
+    if (span instanceof OtelSpan.Span) {
+      span.otel.updateName(name)
+      return Effect.succeed(fields)
+    }
+    // Another tracer's span: rename it if it is an OpenTelemetry one.
+    return OtelTracer.currentOtelSpan.pipe(
       Effect.map((otel) => {
-        otel.updateName(`${record.method} ${record.route}`)
+        otel.updateName(name)
         return fields
       }),
       Effect.orElseSucceed(() => fields)

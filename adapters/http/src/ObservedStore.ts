@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as OtelSpan from "./internal/otelSpan.js"
 import * as Metrics from "./Metrics.js"
 
 /**
@@ -49,15 +50,27 @@ const spanOptions = (method: string) => ({
   attributes: { "stint.store.method": method }
 })
 
+/** The label arrays of each method, made once. */
+const methodLabels = new Map<string, ReturnType<typeof Metrics.labels>>()
+const labelsOf = (method: string) => {
+  let found = methodLabels.get(method)
+  if (found === undefined) {
+    found = Metrics.labels(["method", method])
+    methodLabels.set(method, found)
+  }
+  return found
+}
+
 /**
- * Wraps one call: its duration and failure in the metrics, its span. The span is a leaf made beside the fiber's
- * current span, not installed as it (what `Effect.withSpan` would do, at the price of a context copy and two fiber
- * reference updates per call): nothing inside a store call is traced (`Tracing` drops the SQL client's spans).
+ * Wraps one call: its duration and failure in the metrics, its span. The span is a leaf: under `Tracing`'s tracer an
+ * OpenTelemetry span made directly under the request's (`internal/otelSpan.ts`: no Effect span, no context copy),
+ * under another tracer an Effect span made beside the fiber's current span, not installed as it. Nothing inside a
+ * store call is traced (`Tracing` drops the SQL client's spans).
  */
 const observer = (options: Options) =>
 <A, E, R>(method: string, self: Effect.Effect<A, E, R>, span = options.spans): Effect.Effect<A, E, R> => {
   if (!options.metrics && !span) return self
-  const labels = Metrics.labels(["method", method])
+  const labels = labelsOf(method)
   const measure = (started: number, exit: Exit.Exit<A, E>): number => {
     const elapsed = performance.now() - started
     if (options.metrics) {
@@ -72,7 +85,37 @@ const observer = (options: Options) =>
       return Effect.onExit(self, (exit) => Effect.sync(() => measure(started, exit)))
     })
   }
-  return Effect.flatMap(Effect.makeSpan(`Store.${method}`, spanOptions(method)), (made) => {
+  const name = `Store.${method}`
+  return Effect.withFiberRuntime((fiber) => {
+    const leaf = OtelSpan.child(fiber.currentSpan, name, "client", attributesOf(method))
+    if (leaf === undefined) return effectSpan(name, method, self, measure)
+    const started = performance.now()
+    return Effect.onExit(self, (exit) =>
+      Effect.sync(() => {
+        measure(started, exit)
+        OtelSpan.end(leaf, exit)
+      }))
+  })
+}
+
+const attributeCache = new Map<string, { readonly "stint.store.method": string }>()
+const attributesOf = (method: string) => {
+  let found = attributeCache.get(method)
+  if (found === undefined) {
+    found = { "stint.store.method": method }
+    attributeCache.set(method, found)
+  }
+  return found
+}
+
+/** A store call's span under a tracer other than `Tracing`'s: an Effect span, ended with the measured duration. */
+const effectSpan = <A, E, R>(
+  name: string,
+  method: string,
+  self: Effect.Effect<A, E, R>,
+  measure: (started: number, exit: Exit.Exit<A, E>) => number
+): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Effect.makeSpan(name, spanOptions(method)), (made) => {
     const started = performance.now()
     return Effect.onExit(self, (exit) =>
       Effect.sync(() => {
@@ -81,7 +124,6 @@ const observer = (options: Options) =>
         made.end(startTime + BigInt(Math.round(elapsed * 1e6)), exit)
       }))
   })
-}
 
 type Shape = Store.Store["Type"]
 

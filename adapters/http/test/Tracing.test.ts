@@ -135,6 +135,76 @@ describe("request spans", () => {
     })
   })
 
+  it("store-call spans lie within their request span (one clock for both)", () =>
+    withServer(memory, traced())(async (server) => {
+      exporter.reset()
+      for (let i = 0; i < 5; i++) await server.api("GET", "/api/v1/timer", { key: keys.member })
+      const nanos = (time: readonly [number, number]) => BigInt(time[0]) * 1_000_000_000n + BigInt(time[1])
+      const spans = serverSpans()
+      expect(spans).toHaveLength(5)
+      for (const span of spans) {
+        const children = childrenOf(span)
+        expect(children.map((child) => child.name).sort()).toEqual(["Store.authenticate", "Store.findActiveEntry"])
+        for (const child of children) {
+          expect(nanos(child.startTime)).toBeGreaterThanOrEqual(nanos(span.startTime))
+          expect(nanos(child.endTime)).toBeLessThanOrEqual(nanos(span.endTime))
+          expect(nanos(child.endTime)).toBeGreaterThanOrEqual(nanos(child.startTime))
+        }
+      }
+    }))
+
+  describe("sampling by OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG", () => {
+    const withEnv = (env: Record<string, string>) => async (test: () => Promise<void>) => {
+      const before = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]))
+      Object.assign(process.env, env)
+      try {
+        await test()
+      } finally {
+        for (const [name, value] of Object.entries(before)) {
+          if (value === undefined) delete process.env[name]
+          else process.env[name] = value
+        }
+      }
+    }
+
+    it("always_off: requests are answered, nothing is recorded, the log line still has a trace id", () =>
+      withEnv({ OTEL_TRACES_SAMPLER: "always_off" })(() =>
+        withServer(memory, traced())(async (server) => {
+          exporter.reset()
+          const reply = await server.api("POST", "/api/v1/timers/start", {
+            key: keys.member,
+            idempotencyKey: "sampled-off-1",
+            json: { projectId: ids.website }
+          })
+          expect(reply.status).toBe(200)
+          expect(exporter.getFinishedSpans()).toEqual([])
+          const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
+          expect(line?.annotations["traceId"]).toMatch(/^[0-9a-f]{32}$/)
+        })
+      ))
+
+    it("parentbased_traceidratio 0: a caller's sampled trace is still followed, an unsampled one is not", () =>
+      withEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" })(() =>
+        withServer(memory, traced())(async (server) => {
+          exporter.reset()
+          const traceId = "4bf92f3577b34da6a3ce929d0e0e4736"
+          await server.api("GET", "/api/v1/timer", { key: keys.member })
+          await server.api("GET", "/api/v1/timer", {
+            key: keys.member,
+            headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-00` }
+          })
+          expect(exporter.getFinishedSpans()).toEqual([])
+          await server.api("GET", "/api/v1/timer", {
+            key: keys.member,
+            headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` }
+          })
+          const span = only(serverSpans())
+          expect(span.spanContext().traceId).toBe(traceId)
+          expect(childrenOf(span)).toHaveLength(2)
+        })
+      ))
+  })
+
   it("is off unless provided: no trace id on the log line", () =>
     withServer(memory)(async (server) => {
       const reply = await server.api("GET", "/api/v1/timer", { key: keys.member })

@@ -1,0 +1,177 @@
+/**
+ * Effect spans made straight on an OpenTelemetry SDK tracer, and leaf spans made without Effect at all: what
+ * `Tracing`'s tracer hands Effect instead of `@effect/opentelemetry`'s spans, at a fraction of their cost per span.
+ *
+ * The differences that make it cheap: the parent's OpenTelemetry context is built once per parent (not per child and
+ * not from OpenTelemetry's active context), times come from one clock of our own (`now`: no `bigint` conversions, the
+ * same for parents and children), and a store call's span is an OpenTelemetry span only (`child`), with no Effect
+ * span, context copy or fiber-ref update around it.
+ */
+import * as OtelApi from "@opentelemetry/api"
+import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
+import type * as Exit from "effect/Exit"
+import * as Inspectable from "effect/Inspectable"
+import * as Option from "effect/Option"
+import type * as EffectTracer from "effect/Tracer"
+
+const kinds: Record<EffectTracer.SpanKind, OtelApi.SpanKind> = {
+  internal: OtelApi.SpanKind.INTERNAL,
+  client: OtelApi.SpanKind.CLIENT,
+  server: OtelApi.SpanKind.SERVER,
+  producer: OtelApi.SpanKind.PRODUCER,
+  consumer: OtelApi.SpanKind.CONSUMER
+}
+
+/** An attribute value as OpenTelemetry takes it. */
+const attributeValue = (value: unknown): OtelApi.AttributeValue =>
+  typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+    ? value
+    : typeof value === "bigint"
+    ? value.toString()
+    : Inspectable.toStringUnknown(value)
+
+const attributesOf = (record: Readonly<Record<string, unknown>>): OtelApi.Attributes => {
+  const attributes: OtelApi.Attributes = {}
+  for (const key in record) attributes[key] = attributeValue(record[key])
+  return attributes
+}
+
+/**
+ * The time now, as OpenTelemetry's `[seconds, nanoseconds]`, from `performance.timeOrigin + performance.now()`. Every
+ * span gets explicit times from this one clock: left to itself, the SDK anchors each span on `Date.now()` (whole
+ * milliseconds), so a child could end up to a millisecond after its parent.
+ */
+export const now = (): OtelApi.HrTime => {
+  const millis = performance.timeOrigin + performance.now()
+  const seconds = Math.floor(millis / 1000)
+  const nanos = Math.round((millis - seconds * 1000) * 1e6)
+  return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos]
+}
+
+/**
+ * Ends an OpenTelemetry span with the status an exit calls for: OK on success; on failure ERROR with the first error
+ * recorded as an exception; an interruption alone is no error.
+ */
+export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void => {
+  const time = now()
+  if (exit._tag === "Success" || Cause.isEmpty(exit.cause)) {
+    span.setStatus({ code: OtelApi.SpanStatusCode.OK })
+  } else if (Cause.isInterruptedOnly(exit.cause)) {
+    span.setStatus({ code: OtelApi.SpanStatusCode.OK, message: "interrupted" })
+    span.setAttribute("status.interrupted", true)
+  } else {
+    const first = Cause.prettyErrors(exit.cause)[0]
+    if (first === undefined) {
+      span.setStatus({ code: OtelApi.SpanStatusCode.OK })
+    } else {
+      first.stack = Cause.pretty(exit.cause, { renderErrorCause: true })
+      span.recordException(first, time)
+      span.setStatus({ code: OtelApi.SpanStatusCode.ERROR, message: first.message })
+    }
+  }
+  span.end(time)
+}
+
+const linkOf = (link: EffectTracer.SpanLink): OtelApi.Link => ({
+  context: {
+    traceId: link.span.traceId,
+    spanId: link.span.spanId,
+    traceFlags: link.span.sampled ? OtelApi.TraceFlags.SAMPLED : OtelApi.TraceFlags.NONE
+  },
+  attributes: attributesOf(link.attributes)
+})
+
+/**
+ * An Effect span backed by an OpenTelemetry span of `tracer`. Its start and end times are `now`'s (the `bigint` times
+ * Effect passes are kept in `status` only).
+ */
+export class Span implements EffectTracer.Span {
+  readonly _tag = "Span"
+  readonly otel: OtelApi.Span
+  readonly spanId: string
+  readonly traceId: string
+  readonly sampled: boolean
+  readonly attributes = new Map<string, unknown>()
+  readonly links: Array<EffectTracer.SpanLink>
+  status: EffectTracer.SpanStatus
+  /** The OpenTelemetry context with this span active: the parent of children, made on first use. */
+  private asParent: OtelApi.Context | undefined
+
+  constructor(
+    readonly tracer: OtelApi.Tracer,
+    readonly name: string,
+    readonly parent: Option.Option<EffectTracer.AnySpan>,
+    readonly context: Context.Context<never>,
+    links: ReadonlyArray<EffectTracer.SpanLink>,
+    startTime: bigint,
+    readonly kind: EffectTracer.SpanKind,
+    root: boolean
+  ) {
+    this.links = [...links]
+    this.otel = tracer.startSpan(
+      name,
+      links.length > 0
+        ? { kind: kinds[kind], startTime: now(), links: links.map(linkOf) }
+        : { kind: kinds[kind], startTime: now() },
+      root ? OtelApi.ROOT_CONTEXT : parentContext(parent)
+    )
+    const spanContext = this.otel.spanContext()
+    this.spanId = spanContext.spanId
+    this.traceId = spanContext.traceId
+    this.sampled = (spanContext.traceFlags & OtelApi.TraceFlags.SAMPLED) === OtelApi.TraceFlags.SAMPLED
+    this.status = { _tag: "Started", startTime }
+  }
+
+  /** The context to start children in. */
+  parentContext(): OtelApi.Context {
+    return this.asParent ??= OtelApi.trace.setSpan(OtelApi.ROOT_CONTEXT, this.otel)
+  }
+
+  attribute(key: string, value: unknown): void {
+    this.otel.setAttribute(key, attributeValue(value))
+    this.attributes.set(key, value)
+  }
+
+  event(name: string, _startTime: bigint, attributes?: Record<string, unknown>): void {
+    this.otel.addEvent(name, attributes === undefined ? undefined : attributesOf(attributes), now())
+  }
+
+  addLinks(links: ReadonlyArray<EffectTracer.SpanLink>): void {
+    this.links.push(...links)
+    this.otel.addLinks(links.map(linkOf))
+  }
+
+  end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
+    if (this.status._tag === "Ended") return
+    this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
+    end(this.otel, exit)
+  }
+}
+
+/** The OpenTelemetry context a child of `parent` starts in: ours, a caller's (`traceparent`), or none. */
+const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Context => {
+  if (Option.isNone(parent)) return OtelApi.ROOT_CONTEXT
+  const span = parent.value
+  if (span instanceof Span) return span.parentContext()
+  return OtelApi.trace.setSpanContext(OtelApi.ROOT_CONTEXT, {
+    traceId: span.traceId,
+    spanId: span.spanId,
+    traceFlags: span.sampled ? OtelApi.TraceFlags.SAMPLED : OtelApi.TraceFlags.NONE,
+    isRemote: span._tag === "ExternalSpan"
+  })
+}
+
+/**
+ * A leaf OpenTelemetry span under `parent` (the fiber's current span), or `undefined` when `parent` is not one of
+ * ours (no tracing, or another tracer: the caller then makes an Effect span instead). End it with `end`.
+ */
+export const child = (
+  parent: EffectTracer.AnySpan | undefined,
+  name: string,
+  kind: EffectTracer.SpanKind,
+  attributes: OtelApi.Attributes
+): OtelApi.Span | undefined =>
+  parent instanceof Span
+    ? parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
+    : undefined
