@@ -138,7 +138,10 @@ const loader = (client: pg.Client) => {
     lookup: (refs) =>
       Effect.zipRight(
         settle,
-        Effect.flatMap(run(client, "lookup", AdminStatements.lookup(refs)), (rows) => AdminResults.readLookup(refs, rows))
+        Effect.flatMap(
+          run(client, "lookup", (AdminStatements.onlyEntries(refs) ? AdminStatements.lookupEntries : AdminStatements.lookup)(refs)),
+          (rows) => AdminResults.readLookup(refs, rows)
+        )
       ),
     insert
   }
