@@ -10,7 +10,9 @@ import type { RecordConflict, StoreError } from "@stint/core/Errors"
 import type { Dataset, EntryRow } from "@stint/core/Records"
 import type { BulkTransaction } from "@stint/core/Store"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import { identity } from "effect/Function"
 import * as Option from "effect/Option"
 import pg from "pg"
 import { from as copyFrom } from "pg-copy-streams"
@@ -49,6 +51,16 @@ const run = (client: pg.Client, what: string, statement: Compiled): Effect.Effec
   Effect.async((resume) => {
     client.query({ text: statement.text, values: [...statement.values] }, (error: Error | undefined, result) =>
       resume(error ? Effect.fail(storeError(what, error)) : Effect.succeed(result.rows)))
+  })
+
+/**
+ * Sends `statement` now (the driver queues it behind whatever the connection is doing) and returns its answer, to be
+ * awaited later; the promise never rejects.
+ */
+const send = (client: pg.Client, what: string, statement: Compiled): Promise<Either.Either<ReadonlyArray<Row>, StoreError>> =>
+  new Promise((resolve) => {
+    client.query({ text: statement.text, values: [...statement.values] }, (error: Error | undefined, result) =>
+      resolve(error ? Either.left(storeError(what, error)) : Either.right(result.rows)))
   })
 
 const SPECIAL = /[\\\t\n\r]/
@@ -135,14 +147,17 @@ const loader = (client: pg.Client) => {
       )
     )
   const transaction: BulkTransaction = {
+    // The lookup goes out at once, queued behind the COPY in flight (so it sees that batch's rows): the server starts
+    // it the moment the COPY ends. A failed COPY is reported, not the lookup that then failed in its aborted transaction.
     lookup: (refs) =>
-      Effect.zipRight(
-        settle,
-        Effect.flatMap(
-          run(client, "lookup", (AdminStatements.onlyEntries(refs) ? AdminStatements.lookupEntries : AdminStatements.lookup)(refs)),
-          (rows) => AdminResults.readLookup(refs, rows)
+      Effect.suspend(() => {
+        const statement = (AdminStatements.onlyEntries(refs) ? AdminStatements.lookupEntries : AdminStatements.lookup)(refs)
+        const answer = send(client, "lookup", statement)
+        return Effect.zipRight(
+          settle,
+          Effect.flatMap(Effect.flatMap(Effect.promise(() => answer), identity), (rows) => AdminResults.readLookup(refs, rows))
         )
-      ),
+      }),
     insert
   }
   return { transaction, settle }
