@@ -116,6 +116,26 @@ describe("PgStore bulk", () => {
         expect(yield* stored(clash.map((e) => e.id))).toBe(1)
       }))
 
+    it.effect("names the entry behind a second active entry, found after its batch was handed over", () =>
+      Effect.gen(function*() {
+        const { ids } = yield* seedWorld()
+        const store = yield* Store.Store
+        const bulk = store.admin.bulk
+        if (bulk === undefined) return expect.unreachable("PgStore has a bulk path")
+        const [running, second] = entries(ids, 2).map((e): EntryRow => ({ ...e, status: "active", endedAt: null }))
+        if (running === undefined || second === undefined) return expect.unreachable("two entries")
+        yield* store.admin.insert(batch([running]))
+        const before = entries(ids, 20)
+        const failure = yield* Effect.flip(bulk((tx) =>
+          Effect.gen(function*() {
+            yield* tx.insert(batch([...before, second, ...entries(ids, 20)]))
+            return "done"
+          })
+        ))
+        expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: second.id, reason: "second active entry" })
+        expect(yield* stored([...before, second].map((e) => e.id))).toBe(0)
+      }))
+
     it.effect("reports a refused last batch as the failure of bulk, and commits nothing", () =>
       Effect.gen(function*() {
         const { ids } = yield* seedWorld()

@@ -90,10 +90,11 @@ export const entryLines = (entries: ReadonlyArray<EntryRow>): string => {
 type Outcome = StoreError | RecordConflict | undefined
 
 /**
- * Starts the `COPY` of the batch's time entries and returns at once with the promise of its outcome (which never
- * rejects): the server builds the rows while the loader decodes and checks the next batch.
+ * Starts the `COPY` of `entries` and returns at once with the promise of its outcome (which never rejects): the server
+ * builds the rows while the loader decodes and checks the next batch. Only the batch's `active` entries are kept until
+ * then (a second active entry is the one conflict that names a row by something other than its key).
  */
-const startCopy = (client: pg.Client, dataset: Dataset): Promise<Outcome> =>
+const startCopy = (client: pg.Client, entries: ReadonlyArray<EntryRow>, active: ReadonlyArray<EntryRow>): Promise<Outcome> =>
   new Promise((resolve) => {
     let settled = false
     const settle = (outcome: Outcome) => {
@@ -105,10 +106,20 @@ const startCopy = (client: pg.Client, dataset: Dataset): Promise<Outcome> =>
     const stream = client.query(copyFrom(`COPY time_entries (${ENTRY_COLUMNS}) FROM STDIN`))
     stream.on("error", (error) => {
       const failure = storeError("copying time entries", error)
-      settle(Option.getOrElse(AdminResults.conflict(dataset, failure), () => failure))
+      const kept: Dataset = {
+        workspaces: [],
+        users: [],
+        memberships: [],
+        clients: [],
+        projects: [],
+        assignments: [],
+        apiKeys: [],
+        timeEntries: active
+      }
+      settle(Option.getOrElse(AdminResults.conflict(kept, failure), () => failure))
     })
     stream.on("finish", () => settle(undefined))
-    stream.end(entryLines(dataset.timeEntries))
+    stream.end(entryLines(entries))
   })
 
 /**
@@ -138,7 +149,7 @@ const loader = (client: pg.Client) => {
         }
         if (dataset.timeEntries.length > 0) {
           yield* Effect.sync(() => {
-            inFlight = startCopy(client, dataset)
+            inFlight = startCopy(client, dataset.timeEntries, active)
           })
         }
       }).pipe(
