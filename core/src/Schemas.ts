@@ -47,40 +47,76 @@ export const Color = Schema.String.pipe(Schema.pattern(COLOR_PATTERN)).annotatio
   description: `#rrggbb; ${DEFAULT_COLOR} where a color is absent`
 })
 
-const TIMESTAMP_PATTERN =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/
-
 const daysInMonth = (year: number, month: number): number =>
   month === 2
     ? (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0 ? 29 : 28
-    : [4, 6, 9, 11].includes(month) ? 30 : 31
+    : month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31
+
+/** The ASCII digit at `i` as a number, or -1 (also past the end). */
+const digitAt = (input: string, i: number): number => {
+  const c = input.charCodeAt(i) - 48
+  return c >= 0 && c <= 9 ? c : -1
+}
+
+/** Two ASCII digits at `i` as a number, or -1. */
+const twoDigits = (input: string, i: number): number => {
+  const a = digitAt(input, i), b = digitAt(input, i + 1)
+  return a < 0 || b < 0 ? -1 : a * 10 + b
+}
+
+const DASH = 45, COLON = 58, DOT = 46, PLUS = 43
 
 /**
  * Parses an RFC 3339 timestamp (seconds required, optional fraction, `Z` or a numeric offset, calendar-valid date) to
  * epoch milliseconds; `undefined` when the string breaks the rule. Fractions beyond milliseconds are truncated.
+ * The grammar is `^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$` (ASCII digits), read
+ * character by character: a million-row fixture parses two timestamps a row.
  *
  * @since 0.1.0
  */
 export const parseTimestamp = (input: string): number | undefined => {
-  const m = TIMESTAMP_PATTERN.exec(input)
-  if (m === null) return undefined
-  const [, y, mo, d, h, mi, s, frac, sign, oh, om] = m
-  const year = Number(y), month = Number(mo), day = Number(d)
-  const hour = Number(h), minute = Number(mi), second = Number(s)
+  const length = input.length
+  if (length < 20) return undefined
+  const century = twoDigits(input, 0), yy = twoDigits(input, 2)
+  const month = twoDigits(input, 5), day = twoDigits(input, 8)
+  const hour = twoDigits(input, 11), minute = twoDigits(input, 14), second = twoDigits(input, 17)
+  const t = input.charCodeAt(10)
+  if (
+    century < 0 || yy < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0 ||
+    input.charCodeAt(4) !== DASH || input.charCodeAt(7) !== DASH || (t !== 84 && t !== 116) ||
+    input.charCodeAt(13) !== COLON || input.charCodeAt(16) !== COLON
+  ) return undefined
+  let i = 19
+  let millis = 0
+  if (input.charCodeAt(i) === DOT) {
+    const first = ++i
+    for (let d = digitAt(input, i); d >= 0; d = digitAt(input, ++i)) if (i - first < 3) millis = millis * 10 + d
+    if (i === first) return undefined
+    for (let n = i - first; n < 3; n++) millis *= 10
+  }
+  let offsetMinutes = 0
+  const zone = input.charCodeAt(i)
+  if (zone === 90 || zone === 122) {
+    if (i + 1 !== length) return undefined
+  } else if (zone === PLUS || zone === DASH) {
+    const offH = twoDigits(input, i + 1), offM = twoDigits(input, i + 4)
+    if (i + 6 !== length || offH < 0 || offM < 0 || input.charCodeAt(i + 3) !== COLON) return undefined
+    if (offH > 23 || offM > 59) return undefined
+    offsetMinutes = (zone === DASH ? -1 : 1) * (offH * 60 + offM)
+  } else {
+    return undefined
+  }
+  const year = century * 100 + yy
   if (month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined
   if (hour > 23 || minute > 59 || second > 59) return undefined
-  let offsetMinutes = 0
-  if (sign !== undefined) {
-    const offH = Number(oh), offM = Number(om)
-    if (offH > 23 || offM > 59) return undefined
-    offsetMinutes = (sign === "-" ? -1 : 1) * (offH * 60 + offM)
+  let utc = Date.UTC(year, month - 1, day, hour, minute, second, millis)
+  if (year < 100) {
+    // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear puts them back.
+    const date = new Date(utc)
+    date.setUTCFullYear(year, month - 1, day)
+    utc = date.getTime()
   }
-  const millis = frac === undefined ? 0 : Number(frac.slice(1, 4).padEnd(3, "0"))
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second, millis)
-  // Date.UTC maps years 0..99 to 1900..1999; setUTCFullYear puts them back.
-  const date = new Date(utc)
-  date.setUTCFullYear(year, month - 1, day)
-  return date.getTime() - offsetMinutes * 60_000
+  return utc - offsetMinutes * 60_000
 }
 
 const yearStart = (year: number): number => {

@@ -129,12 +129,17 @@ export interface TimerTransaction {
  * @since 0.2.0
  */
 export interface BulkTransaction {
-  /** `AdminStore.lookup`, answered inside the transaction (rows inserted by earlier batches count as stored). */
-  readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError>
+  /**
+   * `AdminStore.lookup`, answered inside the transaction (rows inserted by earlier batches count as stored). It fails
+   * with the failure of the previous `insert` when the store reports that one late (see `insert`).
+   */
+  readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError | RecordConflict>
   /**
    * Adds a batch of rows. A row's parents come in the same or an earlier batch, or are already stored. The same
    * rules as `AdminStore.insert` hold: a constraint the store enforces fails the batch with `RecordConflict` (or
-   * `StoreError`), and then the whole transaction is rolled back.
+   * `StoreError`), and then the whole transaction is rolled back. A store may return before the batch is written (so
+   * that it is written while the caller prepares the next one) and report its failure with the next `lookup` or
+   * `insert`, or as the failure of `bulk` itself; never later, and never after reporting anything that came after.
    */
   readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
 }

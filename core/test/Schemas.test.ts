@@ -144,6 +144,46 @@ describe("Timestamp", () => {
     expect(Schemas.parseTimestamp("2026-01-02T03:04:05.123456+01:30")).toBe(Date.UTC(2026, 0, 2, 1, 34, 5, 123))
   })
 
+  /** The rule as a regular expression and `Date`: what the character-by-character parser must agree with. */
+  const reference = (input: string): number | undefined => {
+    const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/.exec(input)
+    if (m === null) return undefined
+    const [y, mo, d, h, mi, sec, oh, om] = [1, 2, 3, 4, 5, 6, 9, 10].map((i) => Number(m[i]))
+    if (!calendarValid(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) {
+      return undefined
+    }
+    if (m[8] !== undefined && (Number(oh) > 23 || Number(om) > 59)) return undefined
+    const date = new Date(0)
+    date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d))
+    date.setUTCHours(Number(h), Number(mi), Number(sec), m[7] === undefined ? 0 : Number(m[7].slice(1, 4).padEnd(3, "0")))
+    const offset = m[8] === undefined ? 0 : (m[8] === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om))
+    return date.getTime() - offset * 60_000
+  }
+  const stamp = fc.tuple(dateParts, fc.constantFrom("T", "t"), fc.constantFrom("Z", "z", "+", "-")).map(([p, t, zone]) =>
+    `${pad(p.y % 10_000, 4)}-${pad(p.m, 2)}-${pad(p.d, 2)}${t}${pad(p.h, 2)}:${pad(p.mi, 2)}:${pad(p.s, 2)}${
+      p.frac === undefined ? "" : `.${p.frac}`
+    }${zone === "Z" || zone === "z" ? zone : `${zone}${pad(p.offset?.[1] ?? 0, 2)}:${pad(p.offset?.[2] ?? 0, 2)}`}`
+  )
+  const edit = fc.tuple(fc.nat(), fc.constantFrom(..."0123456789-:.+TtZz x\u0660"), fc.constantFrom("replace", "insert", "delete"))
+  it.prop("parses exactly what the regular expression and Date do, near-misses included", [
+    stamp,
+    fc.array(edit, { maxLength: 3 }),
+    fc.constantFrom(0, 24, 59, 60, 99)
+  ], ([text, edits, big]) => {
+    let edited = text
+    for (const [at, c, kind] of edits) {
+      const i = at % (edited.length + 1)
+      edited = kind === "replace"
+        ? edited.slice(0, i) + c + edited.slice(i + 1)
+        : kind === "insert"
+        ? edited.slice(0, i) + c + edited.slice(i)
+        : edited.slice(0, i) + edited.slice(i + 1)
+    }
+    for (const candidate of [edited, edited.replace(/:\d\d$/, `:${big}`), `00${edited.slice(2)}`]) {
+      expect([candidate, Schemas.parseTimestamp(candidate)]).toEqual([candidate, reference(candidate)])
+    }
+  }, { fastCheck: { numRuns: 5000 } })
+
   it("is written in UTC with Z and milliseconds", () => {
     expect(Schemas.formatTimestamp(Date.UTC(2026, 10, 22, 3, 43, 5, 123))).toBe("2026-11-22T03:43:05.123Z")
     expect(Schemas.formatTimestamp(Date.UTC(2026, 10, 22))).toBe("2026-11-22T00:00:00.000Z")

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Benchmark of `stint seed` on a large fixture (not part of npm test): generates the fixture with the shared bench's
 // seed.mjs (--entries, default 1,000,000; written once under --out), then seeds it into a fresh SQLite file and a
-// fresh PostgreSQL database (--pg URL of a server; a database `stint_seed_bench` is recreated there) and prints wall
-// time, CPU time and peak RSS of each run, as /usr/bin/time -v measures them.
-//   npm run bench:seed -w @stint/http -- [--entries 1000000] [--out /tmp/stint-seed-bench] [--pg postgres://postgres@127.0.0.1:5432/postgres]
+// fresh PostgreSQL database (--pg URL of a server; a database `stint_seed_bench`, or --pg-database NAME, is recreated
+// there) and prints wall time, CPU time and peak RSS of each run, as /usr/bin/time -v measures them.
+//   npm run bench:seed -w @stint/http -- [--entries 1000000] [--out /tmp/stint-seed-bench] [--pg postgres://postgres@127.0.0.1:5432/postgres] [--pg-database stint_seed_bench]
 import { execFileSync, spawnSync } from "node:child_process"
 import { existsSync, mkdirSync, rmSync } from "node:fs"
 import { join } from "node:path"
@@ -14,7 +14,8 @@ const { values: o } = parseArgs({
   options: {
     entries: { type: "string", default: "1000000" },
     out: { type: "string", default: "/tmp/stint-seed-bench" },
-    pg: { type: "string", default: process.env.STINT_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" }
+    pg: { type: "string", default: process.env.STINT_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" },
+    "pg-database": { type: "string", default: "stint_seed_bench" }
   }
 })
 const here = fileURLToPath(new URL(".", import.meta.url))
@@ -42,6 +43,8 @@ const sqlite = join(o.out, "bench.db")
 for (const suffix of ["", "-wal", "-shm"]) rmSync(sqlite + suffix, { force: true })
 measure("sqlite", `sqlite:${sqlite}`)
 const admin = new URL(o.pg)
-execFileSync("psql", [admin.href, "-q", "-c", "DROP DATABASE IF EXISTS stint_seed_bench", "-c", "CREATE DATABASE stint_seed_bench"])
-admin.pathname = "/stint_seed_bench"
+const name = o["pg-database"]
+if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`--pg-database: not a plain lowercase name: ${name}`)
+execFileSync("psql", [admin.href, "-q", "-c", `DROP DATABASE IF EXISTS ${name}`, "-c", `CREATE DATABASE ${name}`])
+admin.pathname = `/${name}`
 measure("postgres", admin.href)
