@@ -11,8 +11,10 @@ import { SqlError } from "@effect/sql/SqlError"
 import * as Statement from "@effect/sql/Statement"
 import type { StoreError } from "@stint/core/Errors"
 import Sqlite from "better-sqlite3"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Str from "effect/String"
@@ -101,6 +103,10 @@ export interface OpenOptions {
   readonly synchronous: "FULL" | "NORMAL"
 }
 
+/** SQLite's "database is locked" (better-sqlite3 reports the primary or an extended code). */
+const isBusy = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && /^SQLITE_BUSY/.test(String((cause as { readonly code?: unknown }).code))
+
 const sqlError = (cause: unknown) => new SqlError({ cause, message: "Failed to execute statement" })
 
 /**
@@ -116,9 +122,24 @@ export const open = (
     })
     yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
     yield* Effect.try({
+      try: () => db.pragma(`busy_timeout = ${options.busyTimeoutMillis}`),
+      catch: storeError(`setting up ${options.filename}`)
+    })
+    // Switching a new file to WAL needs its exclusive lock, and SQLite answers SQLITE_BUSY at once, without waiting in
+    // the busy handler, when another process is switching it at the same moment: try again, for up to the timeout.
+    const deadline = Date.now() + options.busyTimeoutMillis
+    yield* Effect.retry(
+      Effect.try({
+        try: () => db.pragma("journal_mode = WAL"),
+        catch: (cause) => cause
+      }),
+      {
+        schedule: Schedule.spaced(Duration.millis(10)),
+        while: (cause) => isBusy(cause) && Date.now() < deadline
+      }
+    ).pipe(Effect.mapError(storeError(`setting up ${options.filename}`)))
+    yield* Effect.try({
       try: () => {
-        db.pragma("journal_mode = WAL")
-        db.pragma(`busy_timeout = ${options.busyTimeoutMillis}`)
         db.pragma(`synchronous = ${options.synchronous}`)
         // Per connection, and only outside a transaction: set before anything else runs.
         db.pragma("foreign_keys = ON")
