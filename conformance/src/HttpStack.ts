@@ -7,7 +7,7 @@
  */
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import * as HttpServer from "@effect/platform/HttpServer"
-import { Settings, Store } from "@stint/core"
+import { Admin, Fixture, Settings, Store } from "@stint/core"
 import { Server } from "@stint/http"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -100,3 +100,31 @@ export const remote = (make: Effect.Effect<RemoteOptions, unknown, Scope.Scope>)
     }
   })
 })
+
+/**
+ * `seed` and `admin` of a remote stack, done through a `Store` on the servers' own database (typically a second store
+ * of the test process on the same SQLite file or PostgreSQL database): fixtures by `Fixture.load`, admin events by the
+ * core's `Admin`. `run` gives an effect that store.
+ *
+ * ```ts
+ * const store = yield* PgStore.make({ url })
+ * return { baseUrls, ...HttpStack.storeHooks((effect) => Effect.provideService(effect, Store.Store, store)) }
+ * ```
+ *
+ * @since 0.1.0
+ */
+export const storeHooks = (
+  run: <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.Effect<A, unknown>
+): Pick<RemoteOptions, "seed" | "admin"> => {
+  const admin = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
+  return {
+    seed: (fixture) => run(Fixture.load(fixture)),
+    admin: {
+      setArchived: (entity, id, archived) => admin(Admin.setArchived(entity, id, archived)),
+      removeMembership: (workspaceId, userId) => admin(Admin.removeMembership({ workspaceId, userId })),
+      revokeKey: (keyId) => admin(Admin.revokeApiKey(keyId)),
+      voidEntry: (entryId) => admin(Admin.voidEntry(entryId)),
+      moveEntryStart: (entryId, startedAt) => admin(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
+    }
+  }
+}

@@ -4,7 +4,6 @@
  * of the test's own on the same file; the backdoor reads the file with better-sqlite3.
  */
 import { HttpStack, Suite } from "@stint/conformance"
-import { Admin, Fixture, Store } from "@stint/core"
 import { Handler } from "@stint/http"
 import { SqliteStore } from "@stint/sqlite"
 import * as Context from "effect/Context"
@@ -35,20 +34,9 @@ Suite.suite(
           server.closeAllConnections()
         })
     )
-    const run = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.provide(effect, context)
-    const admin = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
     return {
       baseUrls: [`http://127.0.0.1:${(server.address() as AddressInfo).port}`],
-      seed: (fixture: unknown) => run(Fixture.load(fixture)),
-      admin: {
-        setArchived: (entity: "client" | "project", id: string, archived: boolean) =>
-          admin(Admin.setArchived(entity, id, archived)),
-        removeMembership: (workspaceId: string, userId: string) => admin(Admin.removeMembership({ workspaceId, userId })),
-        revokeKey: (keyId: string) => admin(Admin.revokeApiKey(keyId)),
-        voidEntry: (entryId: string) => admin(Admin.voidEntry(entryId)),
-        moveEntryStart: (entryId: string, startedAt: number) =>
-          admin(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
-      },
+      ...HttpStack.storeHooks((effect) => Effect.provide(effect, context)),
       backdoor: backdoor(context)
     }
   }))

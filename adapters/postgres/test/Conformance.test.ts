@@ -3,7 +3,7 @@
  * through the core, through Stint's HTTP server in this process, and over HTTP through three `stint serve` processes
  * sharing one database. The kit's backdoor reads the tables with plain SQL.
  */
-import { Admin, Fixture, Store } from "@stint/core"
+import { Store } from "@stint/core"
 import { CoreStack, HttpStack, Suite } from "@stint/conformance"
 import { PgStore } from "@stint/postgres"
 import * as Context from "effect/Context"
@@ -30,18 +30,9 @@ Suite.suite(
       Array.from({ length: 3 }, () => Effect.acquireRelease(Effect.promise(() => serve(db.url)), (i) => Effect.promise(i.stop))),
       { concurrency: "unbounded" }
     )
-    const run = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.provideService(effect, Store.Store, store)
-    const admin = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
     return {
       baseUrls: instances.map((i) => i.url),
-      seed: (fixture: unknown) => run(Fixture.load(fixture)),
-      admin: {
-        setArchived: (entity: "client" | "project", id: string, archived: boolean) => admin(Admin.setArchived(entity, id, archived)),
-        removeMembership: (workspaceId: string, userId: string) => admin(Admin.removeMembership({ workspaceId, userId })),
-        revokeKey: (keyId: string) => admin(Admin.revokeApiKey(keyId)),
-        voidEntry: (entryId: string) => admin(Admin.voidEntry(entryId)),
-        moveEntryStart: (entryId: string, startedAt: number) => admin(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
-      },
+      ...HttpStack.storeHooks((effect) => Effect.provideService(effect, Store.Store, store)),
       backdoor: kitBackdoor(db)
     }
   }))

@@ -5,7 +5,7 @@
  */
 import { serve } from "@hono/node-server"
 import { HttpStack, Suite } from "@stint/conformance"
-import { Admin, Fixture, Store } from "@stint/core"
+import { Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -39,18 +39,9 @@ Suite.suite(
   HttpStack.remote(Effect.gen(function*() {
     const app = yield* Effect.acquireRelease(Effect.promise(start), (app) => Effect.promise(app.stop))
     const store = Context.get(yield* Layer.build(SqliteStore.layer({ filename: app.database })), Store.Store)
-    const run = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.provideService(effect, Store.Store, store)
-    const admin = <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.orDie(Effect.asVoid(run(effect)))
     return {
       baseUrls: [`${app.url}/time`],
-      seed: (fixture) => run(Fixture.load(fixture)),
-      admin: {
-        setArchived: (entity, id, archived) => admin(Admin.setArchived(entity, id, archived)),
-        removeMembership: (workspaceId, userId) => admin(Admin.removeMembership({ workspaceId, userId })),
-        revokeKey: (keyId) => admin(Admin.revokeApiKey(keyId)),
-        voidEntry: (entryId) => admin(Admin.voidEntry(entryId)),
-        moveEntryStart: (entryId, startedAt) => admin(Admin.moveEntryStart(entryId, new Date(startedAt).toISOString()))
-      }
+      ...HttpStack.storeHooks((effect) => Effect.provideService(effect, Store.Store, store))
     }
   }))
 )
