@@ -10,9 +10,8 @@ import type { Dataset, UserScope } from "@stint/core/Records"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { immediate, orStoreError, storeError } from "./database.js"
-import { decodeRows, flag, ScopeRow } from "./rows.js"
-
-const pairKey = (a: string, b: string) => `${a} ${b}`
+import { decodeRows, ScopeRow } from "./rows.js"
+import { ORDER, pairKey, statement, type Table, TABLES, type Value } from "./tables.js"
 
 const decodeKeys = decodeRows(Schema.Struct({ k: Schema.String }), "ids")
 
@@ -106,7 +105,7 @@ export const insertRow = (
   entity: string,
   id: string,
   statement: string,
-  params: ReadonlyArray<string | number | null>
+  params: ReadonlyArray<Value>
 ): Effect.Effect<void, RecordConflict | StoreError> =>
   sql.unsafe(statement, params).pipe(
     Effect.asVoid,
@@ -140,74 +139,10 @@ export const insertDataset = (sql: SqlClient.SqlClient) =>
   immediate(sql)(Effect.gen(function*() {
     const conflict = yield* conflicts(sql, dataset)
     if (conflict !== undefined) return yield* conflict
-    const row = (entity: string, id: string, statement: string, params: ReadonlyArray<string | number | null>) =>
-      insertRow(sql, entity, id, statement, params)
-    for (const w of dataset.workspaces) {
-      yield* row("workspace", w.id, `INSERT INTO workspaces (id, name) VALUES (?, ?)`, [w.id, w.name])
-    }
-    for (const u of dataset.users) {
-      yield* row("user", u.id, `INSERT INTO users (id, name, email) VALUES (?, ?, ?)`, [u.id, u.name, u.email])
-    }
-    for (const m of dataset.memberships) {
-      yield* row(
-        "membership",
-        pairKey(m.workspaceId, m.userId),
-        `INSERT INTO memberships (workspace_id, user_id, role, pay_rate_cents) VALUES (?, ?, ?, ?)`,
-        [m.workspaceId, m.userId, m.role, m.payRateCents]
-      )
-    }
-    for (const c of dataset.clients) {
-      yield* row(
-        "client",
-        c.id,
-        `INSERT INTO clients (id, workspace_id, name, color, archived) VALUES (?, ?, ?, ?, ?)`,
-        [c.id, c.workspaceId, c.name, c.color, flag(c.archived)]
-      )
-    }
-    for (const p of dataset.projects) {
-      yield* row(
-        "project",
-        p.id,
-        `INSERT INTO projects (id, workspace_id, client_id, name, color, archived) VALUES (?, ?, ?, ?, ?, ?)`,
-        [p.id, p.workspaceId, p.clientId, p.name, p.color, flag(p.archived)]
-      )
-    }
-    for (const a of dataset.assignments) {
-      yield* row(
-        "assignment",
-        pairKey(a.projectId, a.userId),
-        `INSERT INTO assignments (project_id, user_id, pay_rate_cents) VALUES (?, ?, ?)`,
-        [a.projectId, a.userId, a.payRateCents]
-      )
-    }
-    for (const k of dataset.apiKeys) {
-      yield* row(
-        "apiKey",
-        k.id,
-        `INSERT INTO api_keys (id, digest, user_id, workspace_id, scopes, created_at, revoked_at)
-          VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        [k.id, k.digest, k.userId, k.workspaceId, JSON.stringify(k.scopes), k.createdAt, k.revokedAt]
-      )
-    }
-    for (const e of dataset.timeEntries) {
-      yield* row(
-        "timeEntry",
-        e.id,
-        `INSERT INTO time_entries
-          (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
-          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
-          e.id,
-          e.workspaceId,
-          e.userId,
-          e.projectId,
-          e.status,
-          flag(e.billable),
-          e.note,
-          e.startedAt,
-          e.endedAt,
-          e.payRateCents
-        ]
-      )
+    for (const name of ORDER) {
+      const table = TABLES[name] as Table<unknown>
+      for (const r of dataset[name]) {
+        yield* insertRow(sql, table.entity, table.key(r), statement(table as Table<never>, 1), table.values(r))
+      }
     }
   }))

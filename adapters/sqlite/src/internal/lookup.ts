@@ -11,8 +11,7 @@ import * as Schema from "effect/Schema"
 import { orStoreError } from "./database.js"
 import { byId, byPair } from "./insert.js"
 import { ClientRow, decodeRows, MembershipRow, ProjectRow, ScopeRow } from "./rows.js"
-
-const pairKey = (a: string, b: string) => `${a} ${b}`
+import { pairKey } from "./tables.js"
 
 const decodeKeys = decodeRows(Schema.Struct({ k: Schema.String }), "ids")
 const decodeClients = decodeRows(ClientRow, "clients")

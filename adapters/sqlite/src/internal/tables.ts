@@ -1,0 +1,127 @@
+/**
+ * How each table of a dataset is written: its columns, the entity a conflict names, the row's key and its values.
+ * One description serves `AdminStore.insert` (row by row, so a failure names its row) and `AdminStore.bulk`
+ * (multi-row INSERTs of the same columns).
+ */
+import type { Dataset } from "@stint/core/Records"
+import { flag } from "./rows.js"
+
+export type Value = string | number | null
+
+/** How one table's rows are written. */
+export interface Table<A> {
+  readonly table: string
+  readonly columns: ReadonlyArray<string>
+  readonly entity: string
+  readonly key: (row: A) => string
+  readonly values: (row: A) => ReadonlyArray<Value>
+}
+
+/** The key of a row identified by two ids (memberships, assignments), as conflicts and lookups name it. */
+export const pairKey = (a: string, b: string) => `${a} ${b}`
+
+const statementFor = (table: Table<never>, rows: number): string => {
+  const tuple = `(${table.columns.map(() => "?").join(", ")})`
+  return `INSERT INTO ${table.table} (${table.columns.join(", ")}) VALUES ${Array.from({ length: rows }, () => tuple).join(", ")}`
+}
+
+const statements = new Map<string, string>()
+
+/** The INSERT of `rows` rows into `table` (texts are built once per shape). */
+export const statement = (table: Table<never>, rows: number): string => {
+  const key = `${table.table} ${rows}`
+  let text = statements.get(key)
+  if (text === undefined) {
+    text = statementFor(table, rows)
+    statements.set(key, text)
+  }
+  return text
+}
+
+/** Every table of a dataset. */
+export const TABLES = {
+  workspaces: { table: "workspaces", columns: ["id", "name"], entity: "workspace", key: (w) => w.id, values: (w) => [w.id, w.name] },
+  users: {
+    table: "users",
+    columns: ["id", "name", "email"],
+    entity: "user",
+    key: (u) => u.id,
+    values: (u) => [u.id, u.name, u.email]
+  },
+  memberships: {
+    table: "memberships",
+    columns: ["workspace_id", "user_id", "role", "pay_rate_cents"],
+    entity: "membership",
+    key: (m) => pairKey(m.workspaceId, m.userId),
+    values: (m) => [m.workspaceId, m.userId, m.role, m.payRateCents]
+  },
+  clients: {
+    table: "clients",
+    columns: ["id", "workspace_id", "name", "color", "archived"],
+    entity: "client",
+    key: (c) => c.id,
+    values: (c) => [c.id, c.workspaceId, c.name, c.color, flag(c.archived)]
+  },
+  projects: {
+    table: "projects",
+    columns: ["id", "workspace_id", "client_id", "name", "color", "archived"],
+    entity: "project",
+    key: (p) => p.id,
+    values: (p) => [p.id, p.workspaceId, p.clientId, p.name, p.color, flag(p.archived)]
+  },
+  assignments: {
+    table: "assignments",
+    columns: ["project_id", "user_id", "pay_rate_cents"],
+    entity: "assignment",
+    key: (a) => pairKey(a.projectId, a.userId),
+    values: (a) => [a.projectId, a.userId, a.payRateCents]
+  },
+  apiKeys: {
+    table: "api_keys",
+    columns: ["id", "digest", "user_id", "workspace_id", "scopes", "created_at", "revoked_at"],
+    entity: "apiKey",
+    key: (k) => k.id,
+    values: (k) => [k.id, k.digest, k.userId, k.workspaceId, JSON.stringify(k.scopes), k.createdAt, k.revokedAt]
+  },
+  timeEntries: {
+    table: "time_entries",
+    columns: [
+      "id",
+      "workspace_id",
+      "user_id",
+      "project_id",
+      "status",
+      "billable",
+      "note",
+      "started_at",
+      "ended_at",
+      "pay_rate_cents"
+    ],
+    entity: "timeEntry",
+    key: (e) => e.id,
+    values: (e) => [
+      e.id,
+      e.workspaceId,
+      e.userId,
+      e.projectId,
+      e.status,
+      flag(e.billable),
+      e.note,
+      e.startedAt,
+      e.endedAt,
+      e.payRateCents
+    ]
+  }
+} satisfies { readonly [K in keyof Dataset]: Table<Dataset[K][number]> }
+
+/** The order rows go in: parents before children. */
+export const ORDER: ReadonlyArray<keyof Dataset> = [
+  "workspaces",
+  "users",
+  "memberships",
+  "clients",
+  "projects",
+  "assignments",
+  "apiKeys",
+  "timeEntries"
+]
