@@ -2,63 +2,7 @@
  * `dist/main.js` as a team runs it: it serves Stint and the team's route on a free port, and on SIGTERM it stops,
  * lets the request in flight finish, and disposes Stint, which closes the SQLite file (its WAL file is gone).
  */
-import { execFileSync, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { expect, it } from "vitest"
+import { it } from "vitest"
+import { servesUntilSigterm } from "../../../testing/EmbedMain.js"
 
-const root = fileURLToPath(new URL("../../../", import.meta.url))
-const main = fileURLToPath(new URL("../dist/main.js", import.meta.url))
-
-it("serves until SIGTERM, then finishes the request in flight, closes the store and exits 0", async () => {
-  // The same build, under the same lock, as the other tests that run built code.
-  execFileSync("flock", ["/tmp/stint-http-build.lock", "npx", "tsc", "-b", "examples/embed-express/tsconfig.src.json"], {
-    cwd: root,
-    stdio: "inherit"
-  })
-  const dir = mkdtempSync(join(tmpdir(), "embed-express-main-"))
-  const database = join(dir, "stint.db")
-  const child = spawn(process.execPath, [main, "--database", database, "--port", "0"], {
-    stdio: ["ignore", "ignore", "pipe"]
-  })
-  try {
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-    const url = await new Promise<string>((resolve, reject) => {
-      let output = ""
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-        output += chunk
-        const found = /listening on (http:\/\/\S+)/.exec(output)
-        if (found?.[1] !== undefined) resolve(found[1])
-      })
-      child.once("exit", () => reject(new Error(`exited before listening: ${output}`)))
-    })
-    const hello = await fetch(`${url}/hello`)
-    expect(hello.status).toBe(200)
-    expect(existsSync(`${database}-wal`)).toBe(true)
-    // A request with a body still arriving when SIGTERM comes: it is answered before the store closes.
-    const body = new TransformStream<Uint8Array, Uint8Array>()
-    const writer = body.writable.getWriter()
-    const inFlight = fetch(`${url}/time/api/v1/projects`, {
-      method: "POST",
-      headers: { authorization: "Bearer stint_unknown-key-of-the-test", "content-type": "application/json" },
-      body: body.readable,
-      duplex: "half"
-    } as RequestInit)
-    await writer.write(new TextEncoder().encode('{"name":'))
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    child.kill("SIGTERM")
-    await new Promise((resolve) => setTimeout(resolve, 200))
-    await writer.write(new TextEncoder().encode('"late"}'))
-    await writer.close()
-    const answer = await inFlight
-    expect([answer.status, ((await answer.json()) as { error: { code: string } }).error.code])
-      .toEqual([401, "INVALID_API_KEY"])
-    expect(await exited).toBe(0)
-    expect(existsSync(`${database}-wal`)).toBe(false)
-  } finally {
-    child.kill("SIGKILL")
-    rmSync(dir, { recursive: true, force: true })
-  }
-})
+it("serves until SIGTERM, then finishes the request in flight, closes the store and exits 0", servesUntilSigterm("embed-express"))
