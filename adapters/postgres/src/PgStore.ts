@@ -14,7 +14,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as AdminStore from "./internal/AdminStore.js"
-import { makePool, query } from "./internal/Database.js"
+import { makePool, query, queryWith } from "./internal/Database.js"
 import { retryTransient } from "./internal/Failure.js"
 import { isId } from "./internal/Ids.js"
 import * as Migrations from "./internal/Migrations.js"
@@ -126,7 +126,7 @@ const open = (options: Options) =>
 
     const run = (what: string, statement: Compiled) => retryTransient(query(pool, what, statement))
     const rows = <A>(what: string, statement: Compiled, f: (row: Rows.Row) => A) =>
-      Effect.flatMap(run(what, statement), (result) => Rows.read(what, () => result.map(f)))
+      retryTransient(queryWith(pool, what, statement, (result) => Rows.each(what, result, f)))
 
     const store: Store["Type"] = {
       ping: Effect.asVoid(run("ping", Queries.ping)),

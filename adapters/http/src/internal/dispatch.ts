@@ -15,6 +15,7 @@ import * as OpenApiDocument from "../OpenApiDocument.js"
 import * as Router from "../Router.js"
 import type * as Body from "./body.js"
 import * as BodyReader from "./body.js"
+import * as Target from "./target.js"
 
 /** A request as any transport hands it over. */
 export interface Incoming {
@@ -94,18 +95,6 @@ const quotedPath = (path: string): string =>
 export const notFound = (requestId: string, path: string): Outcome =>
   failure(requestId, null, "NOT_FOUND", 404, `No resource at ${quotedPath(path)}.`)
 
-/** Splits a request target into its path and its query pairs (in order, repeats kept, percent-decoded). */
-const parseTarget = (
-  url: string
-): { readonly path: string; readonly query: ReadonlyArray<readonly [string, string]> } | undefined => {
-  try {
-    const parsed = new URL(url.startsWith("/") ? `http://localhost${url}` : url)
-    return { path: parsed.pathname, query: [...parsed.searchParams] }
-  } catch {
-    return undefined
-  }
-}
-
 const operationFailure = (
   route: Handlers.ApiRoute,
   requestId: string,
@@ -176,7 +165,7 @@ const docsHeaders = { "content-security-policy": "default-src 'none'; style-src 
  * for a defect or a store fault).
  */
 export const dispatch = (incoming: Incoming, requestId: string): Effect.Effect<Outcome, never, Store.Store> => {
-  const target = parseTarget(incoming.url)
+  const target = Target.parse(incoming.url)
   if (target === undefined) return Effect.succeed(failure(requestId, null, "NOT_FOUND", 404, "Unknown path."))
   const match = router(incoming.method, target.path)
   switch (match._tag) {

@@ -37,16 +37,22 @@ export interface Answered {
 
 const NO_FIELDS: Readonly<Record<string, string>> = {}
 
-const toResponse = (outcome: Outcome, requestId: string): Outgoing => ({
-  status: outcome.status,
-  headers: {
-    ...outcome.headers,
-    "x-request-id": requestId,
-    "content-type": outcome.contentType,
-    "content-length": String(Buffer.byteLength(outcome.body))
-  },
-  body: outcome.body
-})
+const toResponse = (outcome: Outcome, requestId: string): Outgoing => {
+  const length = String(Buffer.byteLength(outcome.body))
+  return {
+    status: outcome.status,
+    // Most outcomes have no headers of their own: a literal then, not a spread.
+    headers: outcome.headers === undefined
+      ? { "x-request-id": requestId, "content-type": outcome.contentType, "content-length": length }
+      : {
+        ...outcome.headers,
+        "x-request-id": requestId,
+        "content-type": outcome.contentType,
+        "content-length": length
+      },
+    body: outcome.body
+  }
+}
 
 /**
  * Handles one request in the current fiber under its request id: the dispatch, the observer's `completed` hook (inside
@@ -177,7 +183,8 @@ export const runner = (
     running.add(entry)
     fiber.addObserver((exit) => {
       finished(entry)
-      const fiberId = FiberId.threadName(fiber.id())
+      // What `FiberId.threadName` answers for a runtime fiber id, without the set of ids it builds first.
+      const fiberId = `#${fiber.id().id}`
       if (Exit.isSuccess(exit)) {
         const answered = exit.value
         respond(answered.response)

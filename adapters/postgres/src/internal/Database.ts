@@ -79,7 +79,7 @@ const names = new Map<string, string>()
  * The name under which a statement with parameters is prepared on each connection (the first use on a connection
  * parses and plans it; later uses only bind and execute). Statements without parameters (BEGIN, COMMIT) go unnamed.
  */
-const nameOf = (text: string): string | undefined => {
+const nameOf = (text: string): string => {
   let name = names.get(text)
   if (name === undefined) {
     name = `stint_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`
@@ -89,25 +89,40 @@ const nameOf = (text: string): string | undefined => {
   return name
 }
 
+const NO_ROWS: ReadonlyArray<Row> = []
+
 const queryOn = (
   client: pg.Pool | pg.PoolClient,
   statement: Compiled,
   callback: (error: Error | undefined, rows: ReadonlyArray<Row>) => void
 ) => {
-  const name = statement.values.length > 0 ? nameOf(statement.text) : undefined
-  client.query(
-    { text: statement.text, values: [...statement.values], ...(name === undefined ? {} : { name }) },
-    (error: Error | undefined, result) => callback(error ?? undefined, result?.rows ?? [])
-  )
+  // node-postgres only reads `values` (it binds copies), so the statement's own array is passed as it is.
+  const values = statement.values as Array<unknown>
+  const config: pg.QueryConfig = statement.values.length > 0
+    ? { text: statement.text, values, name: nameOf(statement.text) }
+    : { text: statement.text }
+  client.query(config, (error: Error | undefined, result) => callback(error ?? undefined, result?.rows ?? NO_ROWS))
 }
 
 /**
  * Runs one statement on a pooled connection: one round trip (plus connecting, when the pool has no idle connection).
  */
 export const query = (pool: pg.Pool, what: string, statement: Compiled): Effect.Effect<ReadonlyArray<Row>, StoreError> =>
-  Effect.async<ReadonlyArray<Row>, StoreError>((resume) => {
+  queryWith(pool, what, statement, Effect.succeed)
+
+/**
+ * `query`, its rows handed to `read` as soon as they arrive: the answer is read in the same step that resumes the
+ * caller, without a step of its own.
+ */
+export const queryWith = <A>(
+  pool: pg.Pool,
+  what: string,
+  statement: Compiled,
+  read: (rows: ReadonlyArray<Row>) => Effect.Effect<A, StoreError>
+): Effect.Effect<A, StoreError> =>
+  Effect.async<A, StoreError>((resume) => {
     // pg-pool releases (and on any error destroys) the connection itself.
-    queryOn(pool, statement, (error, rows) => resume(error === undefined ? Effect.succeed(rows) : Effect.fail(storeError(what, error))))
+    queryOn(pool, statement, (error, rows) => resume(error === undefined ? read(rows) : Effect.fail(storeError(what, error))))
   })
 
 /** A connection held by one caller. */

@@ -89,6 +89,15 @@ export const stringList = strings
 export const read = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> =>
   Effect.try({ try: f, catch: (error) => storeError(`reading ${what}`, error) })
 
+/** Reads every row with `f`, turning a malformed row into a `StoreError`. */
+export const each = <A>(what: string, rows: ReadonlyArray<Row>, f: (row: Row) => A): Effect.Effect<Array<A>, StoreError> => {
+  try {
+    return Effect.succeed(rows.map(f))
+  } catch (error) {
+    return Effect.fail(storeError(`reading ${what}`, error))
+  }
+}
+
 /** A time entry with its project's and client's names (columns named like `EntryRecord`'s fields). */
 export const entry = (row: Row): EntryRecord => ({
   id: string(row, "id"),
@@ -136,14 +145,20 @@ export const client = (row: Row): ClientRecord => ({
   hasAssignedProject: boolean(row, "hasAssignedProject")
 })
 
-/** An API key with its user's current membership. */
+/** Scopes as `array_to_string(scopes, ' ')` gives them. */
+const spaced = (row: Row, name: string): ReadonlyArray<string> => {
+  const value = string(row, name)
+  return value === "" ? [] : value.split(" ")
+}
+
+/** An API key with its user's current membership (its scopes space-separated, see `Queries.authenticate`). */
 export const key = (row: Row): KeyRecord => {
   const role = row["role"]
   return {
     id: string(row, "id"),
     userId: string(row, "userId"),
     workspaceId: string(row, "workspaceId"),
-    scopes: strings(row, "scopes") as ReadonlyArray<Scope>,
+    scopes: spaced(row, "scopes") as ReadonlyArray<Scope>,
     createdAt: number(row, "createdAt"),
     revokedAt: nullableNumber(row, "revokedAt"),
     membership: role === null ? null : { role: string(row, "role") as Role, payRateCents: number(row, "payRateCents") }
