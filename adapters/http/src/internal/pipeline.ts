@@ -75,21 +75,25 @@ export const handle = (
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         keyId: Option.getOrNull(keyId)
       }
-      const done = (extra: Readonly<Record<string, string>>): Answered => ({
-        response: toResponse(outcome, requestId),
-        level: outcome.status >= 500 ? LogLevel.Error : LogLevel.Info,
-        annotations: {
+      const done = (extra: Readonly<Record<string, string>>): Answered => {
+        const annotations: Record<string, unknown> = {
           requestId,
           method: record.method,
           route: record.route,
           status: record.status,
           durationMs: record.durationMs,
-          keyId: record.keyId,
-          ...(record.code === undefined ? {} : { code: record.code }),
-          ...extra
-        },
-        cause: outcome.cause ?? Cause.empty
-      })
+          keyId: record.keyId
+        }
+        // Added in place rather than spread: the log line's fields in the same order, fewer objects per request.
+        if (record.code !== undefined) annotations["code"] = record.code
+        for (const name in extra) annotations[name] = extra[name]
+        return {
+          response: toResponse(outcome, requestId),
+          level: outcome.status >= 500 ? LogLevel.Error : LogLevel.Info,
+          annotations,
+          cause: outcome.cause ?? Cause.empty
+        }
+      }
       const completed = observer?.completed
       return completed === undefined
         ? Effect.succeed(done(NO_FIELDS))
