@@ -16,7 +16,7 @@ import type { UserScope } from "./Records.js"
 import type { ApiRequest } from "./Request.js"
 import type { Role, Scope } from "./Schemas.js"
 import { Settings } from "./Settings.js"
-import { Store } from "./Store.js"
+import { type Authenticated, type ReadAlong, Store } from "./Store.js"
 
 /**
  * The authenticated caller: an API key, its user and workspace, and the user's current membership.
@@ -83,15 +83,38 @@ export const authenticateWith = (
   services: Services,
   request: ApiRequest,
   scope: Scope
-): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> => {
+): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> =>
+  authenticateReading(services, request, scope, undefined)
+
+/**
+ * A principal, with what the store answered for it (`Store.authenticate`): the key, and what it read along, if it did.
+ *
+ * @since 0.1.0
+ */
+export interface PrincipalReading extends Principal {
+  readonly read: Authenticated
+}
+
+/**
+ * `authenticateWith`, asking the store to do `along`'s read in the same step (`Store.ReadAlong`). Its answer, if any,
+ * is in `read` (`activeEntry`, `entries`) once every check has passed; a store may not answer it.
+ *
+ * @since 0.1.0
+ */
+export const authenticateReading = (
+  services: Services,
+  request: ApiRequest,
+  scope: Scope,
+  along: ReadAlong | undefined
+): Effect.Effect<PrincipalReading, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> => {
   const presented = ApiKey.fromAuthorization(request.authorization)
   if (Option.isNone(presented)) return Effect.fail(request.authorization === undefined ? missingKey() : malformedKey())
   const digest = ApiKey.digestWith(services.hashing, presented.value)
   const policy = services.settings.rateLimit
   return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.flatMap(services.store.authenticate(digest, now, policy), (
+    Effect.flatMap(services.store.authenticate(digest, now, policy, along), (
       found
-    ): Effect.Effect<Principal, InvalidApiKey | ApiKeyRateLimited | InsufficientScope> => {
+    ): Effect.Effect<PrincipalReading, InvalidApiKey | ApiKeyRateLimited | InsufficientScope> => {
       if (Option.isNone(found)) return Effect.fail(refusedKey())
       const { accepted, key } = found.value
       const membership = key.membership
@@ -107,13 +130,14 @@ export const authenticateWith = (
           details: { requiredScope: scope }
         })
         : undefined
-      const principal: Principal = {
+      const principal: PrincipalReading = {
         keyId: key.id,
         userId: key.userId,
         workspaceId: key.workspaceId,
         scopes: key.scopes,
         role: membership.role,
-        payRateCents: membership.payRateCents
+        payRateCents: membership.payRateCents,
+        read: found.value
       }
       return Effect.zipRight(
         FiberRef.set(authenticatedKeyId, Option.some(key.id)),

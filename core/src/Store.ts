@@ -211,6 +211,18 @@ export interface EntriesQuery {
 }
 
 /**
+ * A read `Store.authenticate` may do in the same step, for the found key's own scope (the key's user in the key's
+ * workspace): its active entry, or a page of its entries. It saves a request a second store step (on PostgreSQL, a
+ * second statement and round trip). The core uses the answer only once the request has passed every check, and asks
+ * the ordinary way (`findActiveEntry`, `listEntries`) when the store did not answer it.
+ *
+ * @since 0.1.0
+ */
+export type ReadAlong =
+  | { readonly _tag: "ActiveEntry" }
+  | { readonly _tag: "Entries"; readonly query: EntriesQuery }
+
+/**
  * What `Store.authenticate` answers for a stored key.
  *
  * @since 0.1.0
@@ -223,6 +235,16 @@ export interface Authenticated {
    * (`ApiKey.refusal` is `Some`: revoked, expired, or no membership) nothing is counted and this is `false`.
    */
   readonly accepted: boolean
+  /**
+   * The answer to a `ReadAlong` of `ActiveEntry`, if the store read it: exactly what `findActiveEntry` answers for
+   * the key's scope. Absent when the store does not read along (the core then calls `findActiveEntry`).
+   */
+  readonly activeEntry?: Option.Option<EntryRecord> | undefined
+  /**
+   * The answer to a `ReadAlong` of `Entries`, if the store read it: exactly what `listEntries` answers for the key's
+   * scope and that query. Absent when the store does not read along.
+   */
+  readonly entries?: ReadonlyArray<EntryRecord> | undefined
 }
 
 /**
@@ -236,12 +258,15 @@ export class Store extends Context.Tag("@stint/core/Store")<Store, {
    * current membership (`None` when no key has the digest); and, only when that key authenticates at `now`
    * (`ApiKey.refusal(key, now)` is `None`), the request accepted and counted if the key's window has room under
    * `policy`, as `RateLimit.decide` defines it. Counted across every instance that shares the store. The key is read
-   * in the same step, so a revocation or a removed membership refuses the key at once.
+   * in the same step, so a revocation or a removed membership refuses the key at once. With `along`, the store may
+   * also answer that read for the key's scope in the same step (`Authenticated.activeEntry`, `.entries`); ignoring
+   * it is always correct.
    */
   readonly authenticate: (
     digest: string,
     now: number,
-    policy: Policy
+    policy: Policy,
+    along?: ReadAlong | undefined
   ) => Effect.Effect<Option.Option<Authenticated>, StoreError>
   /** The secret that signs cursors, shared by every instance on this store (created on first use). */
   readonly cursorSecret: Effect.Effect<Uint8Array, StoreError>

@@ -177,8 +177,8 @@ export const make = (store: Shape, options: Options): Shape => {
       : observed
   }
 
-  const authenticate: Shape["authenticate"] = (digest, now, policy) => {
-    const observed = observe("authenticate", store.authenticate(digest, now, policy))
+  const authenticate: Shape["authenticate"] = (digest, now, policy, along) => {
+    const observed = observe("authenticate", store.authenticate(digest, now, policy, along))
     return options.metrics
       ? Effect.tap(observed, (found) => {
         // Refused by the rate limit: a key that authenticates at `now` whose request was not accepted.

@@ -3,7 +3,7 @@
  * starts, stops, replays, conflicts, pagination, the rate limit, createProject, refused keys, and what is stored.
  */
 import { describe, expect, layer } from "@effect/vitest"
-import { Admin, ApiKey, Fixture, Operations, Settings, Store } from "@stint/core"
+import { Admin, ApiKey, Fixture, Hashing, Operations, Settings, Store } from "@stint/core"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { randomUUID } from "node:crypto"
@@ -144,6 +144,59 @@ describe("PgStore", () => {
         expect(page.entries.map((e) => e.id)).toEqual(expected.filter((id) => entries.find((e) => e.id === id)?.projectId === ids.vaccine))
         expect(page.entries[0]?.startedAt.endsWith(".123Z")).toBe(true)
         expect(page.nextCursor).toBeNull()
+      }))
+
+    it.effect("reads along with authentication exactly what findActiveEntry and listEntries answer for the key's scope", () =>
+      Effect.gen(function*() {
+        const base = Date.parse("2026-02-01T09:00:00.000Z")
+        const { ids, keys } = yield* seedWorld()
+        const store = yield* Store.Store
+        const scope = { workspaceId: ids.workspace, userId: ids.owner }
+        // Strings the adapter must escape for PostgreSQL text (U+0000), and characters JSON escapes: JSON must carry
+        // them back exactly.
+        const note = "a\u0000b \\ \" \n é 𝄞"
+        const running = "\u0000\t\\u0000 \u007f"
+        yield* Fixture.load({
+          timeEntries: Array.from({ length: 12 }, (_, i) => ({
+            id: randomUUID(),
+            userId: ids.owner,
+            workspaceId: ids.workspace,
+            projectId: i % 2 === 0 ? ids.vaccine : ids.website,
+            status: i % 5 === 0 ? "voided" : "completed",
+            note,
+            startedAt: new Date(base + Math.floor(i / 2) * 60_000).toISOString(),
+            endedAt: new Date(base + Math.floor(i / 2) * 60_000 + 30_000).toISOString()
+          }))
+        })
+        yield* Operations.startTimer(start(keys.owner, randomUUID(), { projectId: ids.website, note: running }))
+        const digest = ApiKey.digestWith(Hashing.portable, keys.owner)
+        const policy = Settings.defaults.rateLimit
+        const along = (read: Store.ReadAlong) =>
+          Effect.map(store.authenticate(digest, Date.now(), policy, read), Option.getOrThrow)
+
+        const active = yield* store.findActiveEntry(scope)
+        expect(Option.map(active, (entry) => entry.note)).toEqual(Option.some(running))
+        expect((yield* along({ _tag: "ActiveEntry" })).activeEntry).toEqual(active)
+        const all = yield* store.listEntries(scope, { projectId: null, after: null, limit: 100 })
+        const middle = all[5]
+        if (middle === undefined) throw new Error("no history")
+        for (
+          const query of [
+            { projectId: null, after: null, limit: 21 },
+            { projectId: null, after: null, limit: 3 },
+            { projectId: ids.vaccine, after: null, limit: 4 },
+            { projectId: null, after: { startedAt: middle.startedAt, id: middle.id }, limit: 100 },
+            { projectId: ids.website, after: { startedAt: middle.startedAt, id: middle.id }, limit: 2 },
+            { projectId: randomUUID(), after: null, limit: 5 }
+          ]
+        ) {
+          const answered = yield* along({ _tag: "Entries", query })
+          expect(answered.entries).toEqual(yield* store.listEntries(scope, query))
+        }
+        expect(all.filter((e) => e.note === note)).toHaveLength(all.length - 1)
+        // An unknown key reads nothing along.
+        expect(yield* store.authenticate(ApiKey.digestWith(Hashing.portable, ApiKey.generate()), Date.now(), policy, { _tag: "ActiveEntry" }))
+          .toEqual(Option.none())
       }))
 
     it.effect("counts requests per key: at most the policy's limit in the window, 429 after", () =>

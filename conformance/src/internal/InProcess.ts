@@ -1,5 +1,5 @@
 /**
- * What the in-process stacks share: a `Store` built from a layer (widened, see `Widen.ts`), the kit's manual clock,
+ * What the in-process stacks share: a `Store` built from a layer (widened, see `Widen.ts`; reading along on every other request, see `Alternate.ts`), the kit's manual clock,
  * the spec's default settings, and the fixture loader and admin events run directly on that store.
  */
 import { Admin, Fixture, Settings, Store } from "@stint/core"
@@ -9,6 +9,7 @@ import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import * as ManualClock from "../ManualClock.js"
 import type { AdminEvents, Stack } from "../Stack.js"
+import * as Alternate from "./Alternate.js"
 import * as Widen from "./Widen.js"
 
 /** The store, clock and settings of an in-process stack, and how to run core effects on them. */
@@ -28,8 +29,9 @@ export const make = <R, E>(
 ): Effect.Effect<InProcess<Store.Store | R>, E, Scope.Scope> =>
   Effect.gen(function*() {
     const context = yield* Layer.build(layer)
-    // Pauses between each timer transaction's read and write, so that a missing lock cannot hide.
-    const store = Widen.widen(Context.get(context, Store.Store))
+    // Pauses between each timer transaction's read and write, so that a missing lock cannot hide; reads along with
+    // authentication on every other request only, so that both ways of reading are checked.
+    const store = Widen.widen(Alternate.readAlong(Context.get(context, Store.Store)))
     const manual = ManualClock.make()
     // The spec's policies: the kit's checks and its model assume them.
     const settings = Settings.defaults

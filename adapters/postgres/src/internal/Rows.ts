@@ -16,6 +16,7 @@ import type {
 } from "@stint/core/Records"
 import type { EntryStatus, Role, Scope } from "@stint/core/Schemas"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import type { Row } from "./Database.js"
 
 export type { Row }
@@ -113,6 +114,15 @@ export const entry = (row: Row): EntryRecord => ({
   endedAt: nullableNumber(row, "endedAt"),
   payRateCents: number(row, "payRateCents")
 })
+
+/** The `activeEntry` column of a read along with authentication (`Queries.authenticate`): a JSON entry or null. */
+export const activeEntry = (row: Row): Option.Option<EntryRecord> => {
+  const value = object(row, "activeEntry")
+  return value === null ? Option.none() : Option.some(entry(value))
+}
+
+/** The `entries` column of a read along with authentication: a JSON array of entries, in page order. */
+export const entries = (row: Row): ReadonlyArray<EntryRecord> => objects(row, "entries").map(entry)
 
 /**
  * A project. Like the memory store, the record also carries the project's `workspaceId`.
