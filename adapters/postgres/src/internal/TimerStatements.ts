@@ -23,7 +23,9 @@ export const lockKey = (scope: UserScope): bigint =>
  * Waits for, then holds until the transaction ends, the lock of the scope's user: every change of a user's timers,
  * on every instance, takes it first.
  */
-export const lock = (scope: UserScope): Compiled => compile(sql`SELECT pg_advisory_xact_lock(${String(lockKey(scope))}::bigint)`)
+export const lock = (scope: UserScope): Compiled => ({ text: LOCK, values: [String(lockKey(scope))] })
+
+const LOCK = "SELECT pg_advisory_xact_lock($1::bigint)"
 
 /** Several scopes' locks, taken in ascending key order so that two such statements never deadlock. */
 export const lockAll = (scopes: ReadonlyArray<UserScope>): Compiled => {
@@ -72,13 +74,30 @@ const READ = compile(sql`SELECT (
     LEFT JOIN assignments a ON a.project_id = p.id AND a.user_id = $2::uuid
     WHERE p.id = ${""}::uuid AND p.workspace_id = $1::uuid) AS project`).text
 
-const remember = (scope: UserScope, record: IdempotencyRecord): Statement.Fragment =>
-  sql`remembered AS (
+/**
+ * Collects a statement's parameters: `param(value)` numbers the next one (`$1`, `$2`, …). The write below is built by
+ * hand with it instead of `@effect/sql`'s template: it runs for every start and stop, and the template's compiler
+ * costs more than the statement's execution on the client side.
+ */
+const parameters = () => {
+  const values: Array<unknown> = []
+  const param = (value: unknown): string => {
+    values.push(value)
+    return `$${values.length}`
+  }
+  return { values, param }
+}
+
+type Param = (value: unknown) => string
+
+const remember = (param: Param, scope: UserScope, record: IdempotencyRecord): string =>
+  `remembered AS (
     INSERT INTO idempotency_records
       (workspace_id, user_id, idempotency_key, fingerprint, created_at, response_status, response_body)
-    VALUES (${scope.workspaceId}, ${scope.userId}, ${Text.encode(record.key)}, ${record.fingerprint},
-      ${record.createdAt}, ${record.response?.status ?? null}::integer,
-      ${record.response === null ? null : Text.encode(record.response.body)}::text)
+    VALUES (${param(scope.workspaceId)}::uuid, ${param(scope.userId)}::uuid, ${param(Text.encode(record.key))}::text,
+      ${param(record.fingerprint)}::text, ${param(record.createdAt)}::bigint,
+      ${param(record.response?.status ?? null)}::integer,
+      ${param(record.response === null ? null : Text.encode(record.response.body))}::text)
     ON CONFLICT (workspace_id, user_id, idempotency_key) DO UPDATE SET
       fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
       response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body
@@ -89,17 +108,17 @@ const remember = (scope: UserScope, record: IdempotencyRecord): Statement.Fragme
  * Deletes a bounded batch of expired idempotency records of any scope, skipping rows another transaction holds (so
  * concurrent writers never wait on each other here) and the record this write stores.
  */
-const forget = (scope: UserScope, before: number, keep: string | undefined): Statement.Fragment =>
-  sql`forgotten AS (
+const forget = (param: Param, scope: UserScope, before: number, keep: string | undefined): string =>
+  `forgotten AS (
     DELETE FROM idempotency_records
     WHERE (workspace_id, user_id, idempotency_key) IN (
       SELECT workspace_id, user_id, idempotency_key FROM idempotency_records
-      WHERE created_at < ${before}::bigint
+      WHERE created_at < ${param(before)}::bigint
         ${
     keep === undefined
-      ? sql``
-      : sql`AND NOT (workspace_id = ${scope.workspaceId} AND user_id = ${scope.userId}
-          AND idempotency_key = ${Text.encode(keep)})`
+      ? ""
+      : `AND NOT (workspace_id = ${param(scope.workspaceId)}::uuid AND user_id = ${param(scope.userId)}::uuid
+          AND idempotency_key = ${param(Text.encode(keep))}::text)`
   }
       ORDER BY created_at
       LIMIT ${FORGET_BATCH}
@@ -117,40 +136,44 @@ const forget = (scope: UserScope, before: number, keep: string | undefined): Sta
  */
 export const write = (scope: UserScope, changes: TimerChanges): Compiled | undefined => {
   const { userId, workspaceId } = scope
-  const parts: Array<Statement.Fragment> = []
+  const { param, values } = parameters()
+  const parts: Array<string> = []
   const finish = changes.finish
   if (finish !== undefined && isId(finish.id)) {
-    parts.push(sql`finished AS (
-      UPDATE time_entries SET status = ${finish.status}, ended_at = ${finish.endedAt}
-      WHERE id = ${finish.id} AND workspace_id = ${workspaceId} AND user_id = ${userId}
+    parts.push(`finished AS (
+      UPDATE time_entries SET status = ${param(finish.status)}::text, ended_at = ${param(finish.endedAt)}::bigint
+      WHERE id = ${param(finish.id)}::uuid AND workspace_id = ${param(workspaceId)}::uuid
+        AND user_id = ${param(userId)}::uuid
       RETURNING 1
     )`)
   }
   const insert = changes.insert
   if (insert !== undefined) {
-    const afterFinish = parts.length > 0 ? sql`WHERE (SELECT count(*) FROM finished) >= 0` : sql``
-    parts.push(sql`inserted AS (
+    const afterFinish = parts.length > 0 ? "WHERE (SELECT count(*) FROM finished) >= 0" : ""
+    parts.push(`inserted AS (
       INSERT INTO time_entries
         (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
-      SELECT ${insert.id}::uuid, ${insert.workspaceId}::uuid, ${insert.userId}::uuid, ${insert.projectId}::uuid,
-        ${insert.status}::text, ${insert.billable}::boolean, ${Text.encodeNullable(insert.note)}::text,
-        ${insert.startedAt}::bigint, ${insert.endedAt}::bigint, ${insert.payRateCents}::integer
+      SELECT ${param(insert.id)}::uuid, ${param(insert.workspaceId)}::uuid, ${param(insert.userId)}::uuid,
+        ${param(insert.projectId)}::uuid, ${param(insert.status)}::text, ${param(insert.billable)}::boolean,
+        ${param(Text.encodeNullable(insert.note))}::text, ${param(insert.startedAt)}::bigint,
+        ${param(insert.endedAt)}::bigint, ${param(insert.payRateCents)}::integer
       ${afterFinish}
       RETURNING 1
     )`)
   }
   const move = changes.moveStart
   if (move !== undefined && isId(move.id)) {
-    parts.push(sql`moved AS (
-      UPDATE time_entries SET started_at = ${move.startedAt}
-      WHERE id = ${move.id} AND workspace_id = ${workspaceId} AND user_id = ${userId}
+    parts.push(`moved AS (
+      UPDATE time_entries SET started_at = ${param(move.startedAt)}::bigint
+      WHERE id = ${param(move.id)}::uuid AND workspace_id = ${param(workspaceId)}::uuid
+        AND user_id = ${param(userId)}::uuid
       RETURNING 1
     )`)
   }
-  if (changes.idempotency !== undefined) parts.push(remember(scope, changes.idempotency))
+  if (changes.idempotency !== undefined) parts.push(remember(param, scope, changes.idempotency))
   if (changes.forgetIdempotencyBefore !== undefined) {
-    parts.push(forget(scope, changes.forgetIdempotencyBefore, changes.idempotency?.key))
+    parts.push(forget(param, scope, changes.forgetIdempotencyBefore, changes.idempotency?.key))
   }
   if (parts.length === 0) return undefined
-  return compile(sql`WITH ${sql.csv(parts)} SELECT 1`)
+  return { text: `WITH ${parts.join(", ")} SELECT 1`, values }
 }
