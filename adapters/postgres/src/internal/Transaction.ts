@@ -16,6 +16,15 @@ const BEGIN = raw("BEGIN")
 const COMMIT = raw("COMMIT")
 const ROLLBACK = raw("ROLLBACK")
 
+/**
+ * BEGIN and the opening statements. Those without parameters travel in BEGIN's own message (the simple protocol
+ * takes several statements in one text): one statement fewer for the driver and the server to handle.
+ */
+const beginWith = (opening: ReadonlyArray<Compiled>): ReadonlyArray<Compiled> =>
+  opening.length > 0 && opening.every((statement) => statement.values.length === 0)
+    ? [raw(["BEGIN", ...opening.map((statement) => statement.text)].join("; "))]
+    : [BEGIN, ...opening]
+
 /** Sends statements inside the transaction and returns their rows (the first call also begins it). */
 export type Send = (statements: ReadonlyArray<Compiled>) => Effect.Effect<ReadonlyArray<ReadonlyArray<Row>>, StoreError>
 
@@ -41,7 +50,7 @@ export const run = <A, E, R>(
         const head = (): ReadonlyArray<Compiled> => {
           if (begun) return []
           begun = true
-          return [BEGIN, ...opening]
+          return beginWith(opening)
         }
         const send: Send = (statements) =>
           Effect.suspend(() => {
