@@ -41,13 +41,6 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples"], [
     "examples: starts a timer with every field of the Timer resource"
   ]],
-  ["a page read along with authentication that ignores the cursor's position", CoreStack.make(Stores.alongIgnoresPosition, { backdoor }), ["examples", "laws"], [
-    "examples: walks every entry exactly once, newest first with ties broken by id, for any page size",
-    "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries"
-  ]],
-  ["a page read along with authentication that ignores the project filter", CoreStack.make(Stores.alongIgnoresFilter, { backdoor }), ["examples"], [
-    "examples: filters by project, including archived and no-longer-assigned projects; empty history is 200"
-  ]],
   ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
     "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",
     "laws: a cursor issued under one binding is refused under every other"

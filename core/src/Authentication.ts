@@ -97,7 +97,7 @@ export interface PrincipalReading extends Principal {
 
 /**
  * `authenticateWith`, asking the store to do `along`'s read in the same step (`Store.ReadAlong`). Its answer, if any,
- * is in `read` (`activeEntry`, `entries`) once every check has passed; a store may not answer it.
+ * is in `read` (`activeEntry`) once every check has passed; a store may not answer it.
  *
  * @since 0.1.0
  */

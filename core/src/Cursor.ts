@@ -117,23 +117,6 @@ export const decodeWith = (
   if (token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION) return Option.none()
   const body = token.subarray(0, PAYLOAD_BYTES)
   if (!constantTimeEqual(mac(hashing, secret, body, binding), token.subarray(PAYLOAD_BYTES))) return Option.none()
-  return Option.some(positionOf(body))
-}
-
-const positionOf = (body: Uint8Array): Position => {
   const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
-  return { startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(body.subarray(9)) }
-}
-
-/**
- * The position a well-formed cursor names, NOT checked against any binding or secret: only for reading ahead of the
- * check (a page read along with authentication, for the key's own scope). Whether the cursor is valid is
- * `decodeWith`'s answer alone; a page read for a cursor it refuses is thrown away.
- *
- * @since 0.1.0
- */
-export const peek = (cursor: string): Option.Option<Position> => {
-  const token = Base64Url.decode(cursor)
-  if (token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION) return Option.none()
-  return Option.some(positionOf(token.subarray(0, PAYLOAD_BYTES)))
+  return Option.some({ startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(body.subarray(9)) })
 }

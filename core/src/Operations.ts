@@ -340,24 +340,6 @@ export const stopTimer = (request: ApiRequest) =>
 /** @since 0.1.0 */
 export const DEFAULT_PAGE_SIZE = 20
 
-const projectFilter = (query: typeof ListTimeEntriesQuery.Type): string | null => query.projectId?.toLowerCase() ?? null
-const pageSize = (query: typeof ListTimeEntriesQuery.Type): number =>
-  query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
-
-/**
- * The page a decoded query asks for, to be read along with authentication: one row more than the page (whether
- * another page exists), after the position its cursor names (unchecked yet: `Cursor.peek`). Nothing when the cursor
- * is malformed: its error comes in its turn.
- */
-const pageAlong = (query: typeof ListTimeEntriesQuery.Type): ReadAlong | undefined => {
-  const after = query.cursor === undefined ? null : Option.getOrUndefined(Cursor.peek(query.cursor))
-  if (after === undefined) return undefined
-  return { _tag: "Entries", query: { projectId: projectFilter(query), after, limit: pageSize(query) + 1 } }
-}
-
-const samePosition = (a: Cursor.Position | null, b: Cursor.Position | null): boolean =>
-  a === null || b === null ? a === b : a.startedAt === b.startedAt && a.id === b.id
-
 /**
  * `GET /time-entries`: the key user's entries in the workspace, newest first, in keyset pages.
  *
@@ -366,18 +348,14 @@ const samePosition = (a: Cursor.Position | null, b: Cursor.Position | null): boo
 export const listTimeEntries = (request: ApiRequest) =>
   withServices((services) =>
   Effect.gen(function*() {
-    // The query is decoded first (it is pure) so that the page can be read along with authentication; its errors
-    // still come after authentication's, in the spec's order of checks.
-    const decoded = yield* Effect.either(decodeQuery(request.query, ListTimeEntriesQuery))
-    const along = Either.isRight(decoded) ? pageAlong(decoded.right) : undefined
-    const principal = yield* authenticateReading(services, request, "timers:read", along)
-    const query = yield* decoded
+    const principal = yield* authenticateWith(services, request, "timers:read")
+    const query = yield* decodeQuery(request.query, ListTimeEntriesQuery)
     const { hashing, store } = services
     const binding: Cursor.Binding = {
       keyId: principal.keyId,
       workspaceId: principal.workspaceId,
-      projectId: projectFilter(query),
-      limit: pageSize(query)
+      projectId: query.projectId?.toLowerCase() ?? null,
+      limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
     }
     const secret = yield* store.cursorSecret
     let after: Cursor.Position | null = null
@@ -391,12 +369,12 @@ export const listTimeEntries = (request: ApiRequest) =>
       }
       after = position.value
     }
-    // One extra row decides whether another page exists. The page read along is used only if it was read for this
-    // very position: the one the cursor names, now that the cursor has been checked.
-    const readAlong = principal.read.entries
-    const rows = readAlong !== undefined && along?._tag === "Entries" && samePosition(along.query.after, after)
-      ? readAlong
-      : yield* store.listEntries(scopeOf(principal), { projectId: binding.projectId, after, limit: binding.limit + 1 })
+    // One extra row decides whether another page exists.
+    const rows = yield* store.listEntries(scopeOf(principal), {
+      projectId: binding.projectId,
+      after,
+      limit: binding.limit + 1
+    })
     const page = rows.slice(0, binding.limit)
     const last = page[page.length - 1]
     const nextCursor = rows.length > binding.limit && last !== undefined

@@ -131,21 +131,14 @@ const open = (options: Options) =>
     const store: Store["Type"] = {
       ping: Effect.asVoid(run("ping", Queries.ping)),
 
-      authenticate: (digest, now, policy, along) => {
-        // A project filter that is no id matches nothing: `listEntries` answers that without a statement.
-        const read = along?._tag === "Entries" && along.query.projectId !== null && !isId(along.query.projectId)
-          ? undefined
-          : along
-        return Effect.map(
-          rows("authenticating a key", Queries.authenticate(digest, now, policy, read), (row) =>
-            read === undefined
+      authenticate: (digest, now, policy, along) =>
+        Effect.map(
+          rows("authenticating a key", Queries.authenticate(digest, now, policy, along), (row) =>
+            along === undefined
               ? { key: Rows.key(row), accepted: row["accepted"] === true }
-              : read._tag === "ActiveEntry"
-              ? { key: Rows.key(row), accepted: row["accepted"] === true, activeEntry: Rows.activeEntry(row) }
-              : { key: Rows.key(row), accepted: row["accepted"] === true, entries: Rows.entries(row) }),
+              : { key: Rows.key(row), accepted: row["accepted"] === true, activeEntry: Rows.activeEntry(row) }),
           (found) => Option.fromNullable(found[0])
-        )
-      },
+        ),
 
       cursorSecret: Effect.succeed(secret),
 

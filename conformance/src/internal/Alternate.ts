@@ -1,8 +1,8 @@
 /**
  * Passes `Store.authenticate` its read along (`Store.ReadAlong`) on every other call only. The core takes the answer
- * of a store that reads along instead of calling `findActiveEntry` or `listEntries`, so without this a store that
- * reads along would never have those exercised by the public operations; a store that does not read along is
- * unaffected. With the alternation every check sees both paths, and a pagination walk crosses between them.
+ * of a store that reads along instead of calling `findActiveEntry`, so without this a store that reads along would
+ * never have `findActiveEntry` exercised by the public operations; a store that does not read along is unaffected.
+ * With the alternation every check sees both paths.
  */
 import type { Store } from "@stint/core"
 

@@ -2,7 +2,7 @@
  * Deliberately broken storage adapters: the in-memory store with one rule broken each, the way real adapters get it
  * wrong. The kit must fail every one of them.
  */
-import { type Errors, MemoryStore, RateLimit, Store } from "@stint/core"
+import { type Errors, MemoryStore, RateLimit, type Records, Store } from "@stint/core"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -121,7 +121,7 @@ const readingAlong = (
     store: StoreShape,
     scope: { readonly workspaceId: string; readonly userId: string },
     along: Store.ReadAlong
-  ) => Effect.Effect<Partial<Store.Authenticated>, Errors.StoreError>
+  ) => Effect.Effect<{ readonly activeEntry: Option.Option<Records.EntryRecord> }, Errors.StoreError>
 ) =>
   broken((store) => ({
     authenticate: (digest, now, policy, along) =>
@@ -134,28 +134,10 @@ const readingAlong = (
           ))
   }))
 
-/** Reads along with authentication, correctly: what `findActiveEntry` and `listEntries` answer. Not broken. */
-export const alongCorrect = readingAlong((store, scope, along) =>
-  along._tag === "ActiveEntry"
-    ? Effect.map(store.findActiveEntry(scope), (activeEntry) => ({ activeEntry }))
-    : Effect.map(store.listEntries(scope, along.query), (entries) => ({ entries }))
+/** Reads along with authentication, correctly: what `findActiveEntry` answers. Not broken. */
+export const alongCorrect = readingAlong((store, scope) =>
+  Effect.map(store.findActiveEntry(scope), (activeEntry) => ({ activeEntry }))
 )
 
 /** Reads the active entry along with authentication from a stale view: never any running timer. */
-export const alongMissesActive = readingAlong((_store, _scope, along) =>
-  Effect.succeed(along._tag === "ActiveEntry" ? { activeEntry: Option.none() } : {})
-)
-
-/** Reads the page along with authentication, but always the first one: the cursor's position is ignored. */
-export const alongIgnoresPosition = readingAlong((store, scope, along) =>
-  along._tag === "Entries"
-    ? Effect.map(store.listEntries(scope, { ...along.query, after: null }), (entries) => ({ entries }))
-    : Effect.succeed({})
-)
-
-/** Reads the page along with authentication, but without the project filter. */
-export const alongIgnoresFilter = readingAlong((store, scope, along) =>
-  along._tag === "Entries"
-    ? Effect.map(store.listEntries(scope, { ...along.query, projectId: null }), (entries) => ({ entries }))
-    : Effect.succeed({})
-)
+export const alongMissesActive = readingAlong(() => Effect.succeed({ activeEntry: Option.none() }))

@@ -24,19 +24,13 @@ export const entryColumns: Statement.Fragment = sql`e.id, e.project_id AS "proje
  * remain. The row lock of `ON CONFLICT DO UPDATE` makes concurrent requests of one key, on any instance, take turns,
  * each re-evaluating the condition on the latest row. One row when the key exists (`accepted` says whether the
  * request was counted), none otherwise. The scopes come as one space-separated string (scopes are single words):
- * reading a `text[]` costs the driver far more, on every request. With `along`, its read for the key's scope comes
- * as one more column of the same statement (`activeEntry` or `entries`, JSON): one statement for the whole request.
+ * reading a `text[]` costs the driver far more, on every request. With `along`, the key's active entry comes as one
+ * more column of the same statement (`activeEntry`, JSON): `GET /timer` is one statement.
  */
-export const authenticate = (digest: string, now: number, policy: Policy, along?: ReadAlong | undefined): Compiled => {
-  const values = [digest, now, policy.limit, LIFETIME_MILLIS, now - policy.windowMillis]
-  if (along === undefined) return { text: AUTHENTICATE, values }
-  if (along._tag === "ActiveEntry") return { text: AUTHENTICATE_WITH_ACTIVE_ENTRY, values }
-  const { after, limit, projectId } = along.query
-  if (projectId !== null) values.push(projectId)
-  if (after !== null) values.push(after.startedAt, after.id)
-  values.push(Math.max(0, limit))
-  return { text: authenticateWithEntries(projectId !== null, after !== null), values }
-}
+export const authenticate = (digest: string, now: number, policy: Policy, along?: ReadAlong | undefined): Compiled => ({
+  text: along === undefined ? AUTHENTICATE : AUTHENTICATE_WITH_ACTIVE_ENTRY,
+  values: [digest, now, policy.limit, LIFETIME_MILLIS, now - policy.windowMillis]
+})
 
 // Fixed texts (compiled once; the connection prepares each once): $1 digest, $2 now, $3 limit, $4 key lifetime,
 // $5 the window's start (exclusive).
@@ -77,34 +71,6 @@ const AUTHENTICATE_WITH_ACTIVE_ENTRY = `${AUTHENTICATE_WITH},
       JOIN clients c ON c.id = p.client_id
       WHERE e.workspace_id = k.workspace_id AND e.user_id = k.user_id AND e.status = 'active') AS "activeEntry"
   FROM k`
-
-const withEntries = new Map<string, string>()
-
-/**
- * Authentication, and one page of the key's history (`listEntries` for the key's scope) as `entries`, a JSON array
- * in page order: the same range scan, $6 on being the project filter, the position and the limit, as present.
- */
-const authenticateWithEntries = (byProject: boolean, afterPosition: boolean): string => {
-  const variant = `${byProject}${afterPosition}`
-  let text = withEntries.get(variant)
-  if (text !== undefined) return text
-  let n = 6
-  const project = byProject ? `AND project_id = $${n++}::uuid` : ""
-  const position = afterPosition ? `AND (started_at, id) < ($${n++}::bigint, $${n++}::uuid)` : ""
-  text = `${AUTHENTICATE_WITH},
-    (SELECT coalesce(json_agg(${ENTRY_JSON} ORDER BY e.started_at DESC, e.id DESC), '[]'::json)
-      FROM (
-        SELECT id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents FROM time_entries
-        WHERE workspace_id = k.workspace_id AND user_id = k.user_id ${project} ${position}
-        ORDER BY started_at DESC, id DESC
-        LIMIT $${n}::bigint
-      ) e
-      JOIN projects p ON p.id = e.project_id
-      JOIN clients c ON c.id = p.client_id) AS entries
-  FROM k`
-  withEntries.set(variant, text)
-  return text
-}
 
 /** The workspace's unarchived clients, each with whether the user is assigned to one of its unarchived projects. */
 export const listClients = (scope: UserScope): Compiled =>

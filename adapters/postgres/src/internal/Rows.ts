@@ -121,9 +121,6 @@ export const activeEntry = (row: Row): Option.Option<EntryRecord> => {
   return value === null ? Option.none() : Option.some(entry(value))
 }
 
-/** The `entries` column of a read along with authentication: a JSON array of entries, in page order. */
-export const entries = (row: Row): ReadonlyArray<EntryRecord> => objects(row, "entries").map(entry)
-
 /**
  * A project. Like the memory store, the record also carries the project's `workspaceId`.
  */
