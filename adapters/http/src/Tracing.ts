@@ -96,13 +96,16 @@ const droppedSpan = (
  */
 const effectTracer: Layer.Layer<never, never, OtelTracer.OtelTracer> = Layer.unwrapEffect(
   Effect.map(OtelTracer.OtelTracer, (otel) =>
-    Layer.setTracer(EffectTracer.make({
-      span: (name, parent, context, links, startTime, kind, options) =>
-        isDropped(name)
-          ? droppedSpan(name, parent, context, links, startTime, kind)
-          : new OtelSpan.Span(otel, name, parent, context, links, startTime, kind, options?.root === true),
-      context: (f) => f()
-    })))
+    Layer.setTracer(OtelSpan.register(
+      EffectTracer.make({
+        span: (name, parent, context, links, startTime, kind, options) =>
+          isDropped(name)
+            ? droppedSpan(name, parent, context, links, startTime, kind)
+            : new OtelSpan.Span(otel, name, parent, context, links, startTime, kind, options?.root === true),
+        context: (f) => f()
+      }),
+      otel
+    )))
 )
 
 /**

@@ -11,6 +11,7 @@ import * as OtelApi from "@opentelemetry/api"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as EffectTracer from "effect/Tracer"
@@ -53,25 +54,31 @@ export const now = (): OtelApi.HrTime => {
  * Ends an OpenTelemetry span with the status an exit calls for: OK on success; on failure ERROR with the first error
  * recorded as an exception; an interruption alone is no error.
  */
-export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void => {
+export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void =>
+  endWith(span, exit._tag === "Success" ? undefined : exit.cause)
+
+/** `end` with the failure's cause, `undefined` for a success (no `Exit` to allocate). */
+export const endWith = (span: OtelApi.Span, cause: Cause.Cause<unknown> | undefined): void => {
   const time = now()
-  if (exit._tag === "Success" || Cause.isEmpty(exit.cause)) {
-    span.setStatus({ code: OtelApi.SpanStatusCode.OK })
-  } else if (Cause.isInterruptedOnly(exit.cause)) {
+  if (cause === undefined || Cause.isEmpty(cause)) {
+    span.setStatus(OK)
+  } else if (Cause.isInterruptedOnly(cause)) {
     span.setStatus({ code: OtelApi.SpanStatusCode.OK, message: "interrupted" })
     span.setAttribute("status.interrupted", true)
   } else {
-    const first = Cause.prettyErrors(exit.cause)[0]
+    const first = Cause.prettyErrors(cause)[0]
     if (first === undefined) {
-      span.setStatus({ code: OtelApi.SpanStatusCode.OK })
+      span.setStatus(OK)
     } else {
-      first.stack = Cause.pretty(exit.cause, { renderErrorCause: true })
+      first.stack = Cause.pretty(cause, { renderErrorCause: true })
       span.recordException(first, time)
       span.setStatus({ code: OtelApi.SpanStatusCode.ERROR, message: first.message })
     }
   }
   span.end(time)
 }
+
+const OK: OtelApi.SpanStatus = { code: OtelApi.SpanStatusCode.OK }
 
 const linkOf = (link: EffectTracer.SpanLink): OtelApi.Link => ({
   context: {
@@ -97,6 +104,8 @@ export class Span implements EffectTracer.Span {
   status: EffectTracer.SpanStatus
   /** The OpenTelemetry context with this span active: the parent of children, made on first use. */
   private asParent: OtelApi.Context | undefined
+  /** Leaves under this span not ended yet (see `Leaf`), made on first use. */
+  private open: Array<Leaf> | undefined
 
   constructor(
     readonly tracer: OtelApi.Tracer,
@@ -145,9 +154,72 @@ export class Span implements EffectTracer.Span {
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     if (this.status._tag === "Ended") return
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
+    // A leaf still open here was cut short (its fiber interrupted): it ends with the span, as interrupted.
+    if (this.open !== undefined && this.open.length > 0) {
+      const cut = Cause.interrupt(FiberId.none)
+      for (const leaf of this.open.splice(0)) leaf.end(cut)
+    }
     end(this.otel, exit)
   }
+
+  /** @internal */
+  opened(leaf: Leaf): void {
+    ;(this.open ??= []).push(leaf)
+  }
+
+  /** @internal */
+  closed(leaf: Leaf): void {
+    const open = this.open
+    if (open === undefined) return
+    // Usually the last one opened: store calls of a request run one after another.
+    const at = open.lastIndexOf(leaf)
+    if (at >= 0) open.splice(at, 1)
+  }
 }
+
+/**
+ * A leaf span under one of our spans (a store call), made on the OpenTelemetry tracer directly: no Effect span,
+ * context copy or fiber-ref update. `onEnd` runs once when it ends (the store-call metrics). The leaf is ended by
+ * whoever finishes first: its own effect (success or failure), or its parent span's end (it was interrupted, so its
+ * own continuation never ran). That lets the caller wrap a store call in a plain success/failure continuation instead
+ * of an uninterruptible `onExit`.
+ */
+export class Leaf {
+  private ended = false
+  readonly otel: OtelApi.Span
+
+  constructor(
+    readonly parent: Span,
+    name: string,
+    kind: EffectTracer.SpanKind,
+    attributes: OtelApi.Attributes,
+    private readonly onEnd: ((cause: Cause.Cause<unknown> | undefined) => void) | undefined
+  ) {
+    this.otel = parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
+    parent.opened(this)
+  }
+
+  /** Ends the leaf: `undefined` for a success, else the failure's cause. Later calls do nothing. */
+  end(cause: Cause.Cause<unknown> | undefined): void {
+    if (this.ended) return
+    this.ended = true
+    this.parent.closed(this)
+    this.onEnd?.(cause)
+    endWith(this.otel, cause)
+  }
+}
+
+/** The OpenTelemetry tracer under each Effect tracer made by `Tracing` (see `register`). */
+const registered = new WeakMap<EffectTracer.Tracer, OtelApi.Tracer>()
+
+/** Records that `effect` makes its spans (ours) on `otel`: `otelTracerOf` finds it again. */
+export const register = (effect: EffectTracer.Tracer, otel: OtelApi.Tracer): EffectTracer.Tracer => {
+  registered.set(effect, otel)
+  return effect
+}
+
+/** The OpenTelemetry tracer under `tracer` when it is `Tracing`'s (its spans are ours), else `undefined`. */
+export const otelTracerOf = (tracer: EffectTracer.Tracer): OtelApi.Tracer | undefined => registered.get(tracer)
 
 /** The OpenTelemetry context a child of `parent` starts in: ours, a caller's (`traceparent`), or none. */
 const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Context => {
@@ -161,17 +233,3 @@ const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Con
     isRemote: span._tag === "ExternalSpan"
   })
 }
-
-/**
- * A leaf OpenTelemetry span under `parent` (the fiber's current span), or `undefined` when `parent` is not one of
- * ours (no tracing, or another tracer: the caller then makes an Effect span instead). End it with `end`.
- */
-export const child = (
-  parent: EffectTracer.AnySpan | undefined,
-  name: string,
-  kind: EffectTracer.SpanKind,
-  attributes: OtelApi.Attributes
-): OtelApi.Span | undefined =>
-  parent instanceof Span
-    ? parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
-    : undefined
