@@ -69,10 +69,11 @@ const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
  * current span, if any).
  *
  * Under `Tracing`'s tracer the span is made directly (`OtelSpan.Span`) and installed as the fiber's parent span by
- * setting the fiber's context, put back when the request ends, in the one `onExit` that also ends the span:
- * `Effect.withParentSpan` would do the same through an acquire/use/release region, several times the cost. Under
- * another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading span annotations and links
- * no request has).
+ * setting the fiber's context, put back when `self` ends: `Effect.withParentSpan` would do the same through an
+ * acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several times the cost of the
+ * plain success/failure continuation used here. That continuation does not run when the fiber is interrupted (the
+ * client went away): the fiber's exit ends the span then, as interrupted. Under another tracer, the tracer makes the
+ * span (what `Effect.makeSpan` does, without reading span annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
@@ -92,14 +93,23 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       false
     )
     span.attribute("http.request.method", arrived.method)
+    // Ends the span unless already ended (`Span.end` does nothing the second time).
+    const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
+    fiber.addObserver(end)
     const outer = fiber.currentContext
-    return Effect.onExit(
-      Effect.zipRight(FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)), self),
-      (exit) =>
-        Effect.zipRight(
-          FiberRef.set(FiberRef.currentContext, outer),
-          Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
-        )
+    const restore = FiberRef.set(FiberRef.currentContext, outer)
+    return Effect.zipRight(
+      FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
+      Effect.matchCauseEffect(self, {
+        onFailure: (cause) => {
+          end(Exit.failCause(cause))
+          return Effect.zipRight(restore, Effect.failCause(cause))
+        },
+        onSuccess: (value) => {
+          end(Exit.succeed(value))
+          return Effect.as(restore, value)
+        }
+      })
     )
   })
 

@@ -8,6 +8,7 @@
  * span, context copy or fiber-ref update around it.
  */
 import * as OtelApi from "@opentelemetry/api"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
@@ -15,6 +16,7 @@ import * as FiberId from "effect/FiberId"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as EffectTracer from "effect/Tracer"
+import * as LeafSpan from "./leafSpan.js"
 
 const kinds: Record<EffectTracer.SpanKind, OtelApi.SpanKind> = {
   internal: OtelApi.SpanKind.INTERNAL,
@@ -38,13 +40,16 @@ const attributesOf = (record: Readonly<Record<string, unknown>>): OtelApi.Attrib
   return attributes
 }
 
+/** `performance.timeOrigin`, read once (a getter, not free, and constant for the process). */
+const ORIGIN = performance.timeOrigin
+
 /**
  * The time now, as OpenTelemetry's `[seconds, nanoseconds]`, from `performance.timeOrigin + performance.now()`. Every
  * span gets explicit times from this one clock: left to itself, the SDK anchors each span on `Date.now()` (whole
  * milliseconds), so a child could end up to a millisecond after its parent.
  */
 export const now = (): OtelApi.HrTime => {
-  const millis = performance.timeOrigin + performance.now()
+  const millis = ORIGIN + performance.now()
   const seconds = Math.floor(millis / 1000)
   const nanos = Math.round((millis - seconds * 1000) * 1e6)
   return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos]
@@ -195,7 +200,10 @@ export class Leaf {
     attributes: OtelApi.Attributes,
     private readonly onEnd: ((cause: Cause.Cause<unknown> | undefined) => void) | undefined
   ) {
-    this.otel = parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
+    const processors = processorsOf.get(parent.tracer)
+    this.otel = processors !== undefined && LeafSpan.isParent(parent.otel)
+      ? new LeafSpan.LeafSpan(processors, parent.otel, parent.parentContext(), name, kinds[kind], attributes, now())
+      : parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
     parent.opened(this)
   }
 
@@ -212,9 +220,20 @@ export class Leaf {
 /** The OpenTelemetry tracer under each Effect tracer made by `Tracing` (see `register`). */
 const registered = new WeakMap<EffectTracer.Tracer, OtelApi.Tracer>()
 
-/** Records that `effect` makes its spans (ours) on `otel`: `otelTracerOf` finds it again. */
-export const register = (effect: EffectTracer.Tracer, otel: OtelApi.Tracer): EffectTracer.Tracer => {
+/** The processors behind each OpenTelemetry tracer `register`ed: leaves go to them directly (`LeafSpan`). */
+const processorsOf = new WeakMap<OtelApi.Tracer, ReadonlyArray<SpanProcessor>>()
+
+/**
+ * Records that `effect` makes its spans (ours) on `otel`, whose provider hands every span to `processors`:
+ * `otelTracerOf` finds `otel` again, and leaves under its spans are made for `processors` without the SDK's tracer.
+ */
+export const register = (
+  effect: EffectTracer.Tracer,
+  otel: OtelApi.Tracer,
+  processors: ReadonlyArray<SpanProcessor>
+): EffectTracer.Tracer => {
   registered.set(effect, otel)
+  processorsOf.set(otel, processors)
   return effect
 }
 
