@@ -8,6 +8,7 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import * as OtelApi from "@opentelemetry/api"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Store } from "@stint/core"
 import * as Arr from "effect/Array"
@@ -65,15 +66,23 @@ const callerSpan = (arrived: Observer.Arrived): Option.Option<Tracer.AnySpan> =>
 const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
 
 /**
+ * The trace and span ids of requests the sampler did not sample, by request fiber, for their log lines: nothing else
+ * is made for such a request (no Effect span, no context change, no store-call spans).
+ */
+const unsampled = new WeakMap<object, OtelApi.SpanContext>()
+
+/**
  * Runs `self` inside a server span, a child of the caller's trace context when one was sent (else of the fiber's
  * current span, if any).
  *
- * Under `Tracing`'s tracer the span is made directly (`OtelSpan.Span`) and installed as the fiber's parent span by
- * setting the fiber's context, put back when `self` ends: `Effect.withParentSpan` would do the same through an
- * acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several times the cost of the
- * plain success/failure continuation used here. That continuation does not run when the fiber is interrupted (the
- * client went away): the fiber's exit ends the span then, as interrupted. Under another tracer, the tracer makes the
- * span (what `Effect.makeSpan` does, without reading span annotations and links no request has).
+ * Under `Tracing`'s tracer the OpenTelemetry span is started first: when the sampler does not sample it, only its ids
+ * are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span (`OtelSpan.Span`)
+ * installed as the fiber's parent span by setting the fiber's context, put back when `self` ends: `Effect.withParentSpan`
+ * would do the same through an acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each
+ * several times the cost of the plain success/failure continuation used here. That continuation does not run when the
+ * fiber is interrupted (the client went away): the fiber's exit ends the span then, as interrupted. Under another
+ * tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading span annotations and links no request
+ * has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
@@ -82,6 +91,14 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     const parent = Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan)
     const otel = OtelSpan.otelTracerOf(fiber.currentTracer)
     if (otel === undefined) return tracedBy(fiber.currentTracer, clock, arrived.method, parent, self)
+    const started = OtelSpan.start(otel, arrived.method, "server", parent)
+    const ids = started.spanContext()
+    if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
+      // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
+      if (started.isRecording()) started.end()
+      unsampled.set(fiber, ids)
+      return self
+    }
     const span = new OtelSpan.Span(
       otel,
       arrived.method,
@@ -90,7 +107,8 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       [],
       clock.unsafeCurrentTimeNanos(),
       "server",
-      false
+      false,
+      started
     )
     span.attribute("http.request.method", arrived.method)
     // Ends the span unless already ended (`Span.end` does nothing the second time).
@@ -134,6 +152,8 @@ const noFields: Readonly<Record<string, string>> = {}
 /** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
 const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.withFiberRuntime((fiber) => {
+    const quiet = unsampled.get(fiber)
+    if (quiet !== undefined) return Effect.succeed({ traceId: quiet.traceId, spanId: quiet.spanId })
     const span = fiber.currentSpan
     if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
     if (record.route !== null) span.attribute("http.route", record.route)

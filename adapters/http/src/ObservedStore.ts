@@ -95,6 +95,10 @@ const observer = (options: Options) =>
   return Effect.withFiberRuntime((fiber) => {
     const parent = fiber.currentSpan
     if (!(parent instanceof OtelSpan.Span)) {
+      // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
+      // sampled installs no span at all (`Observability`), and its store calls (in its fiber or any it forks) must
+      // not start traces of their own.
+      if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return options.metrics ? measured(labels, self) : self
       return effectSpan(name, method, self, options.metrics ? labels : undefined)
     }
     if (!parent.sampled) return options.metrics ? measured(labels, self) : self

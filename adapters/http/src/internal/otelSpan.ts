@@ -120,10 +120,12 @@ export class Span implements EffectTracer.Span {
     links: ReadonlyArray<EffectTracer.SpanLink>,
     startTime: bigint,
     readonly kind: EffectTracer.SpanKind,
-    root: boolean
+    root: boolean,
+    /** The OpenTelemetry span, when already started (`start`, with no links): else started here. */
+    started?: OtelApi.Span
   ) {
     this.links = [...links]
-    this.otel = tracer.startSpan(
+    this.otel = started ?? tracer.startSpan(
       name,
       links.length > 0
         ? { kind: kinds[kind], startTime: now(), links: links.map(linkOf) }
@@ -239,6 +241,17 @@ export const register = (
 
 /** The OpenTelemetry tracer under `tracer` when it is `Tracing`'s (its spans are ours), else `undefined`. */
 export const otelTracerOf = (tracer: EffectTracer.Tracer): OtelApi.Tracer | undefined => registered.get(tracer)
+
+/**
+ * Starts an OpenTelemetry span (no links) on `tracer` under `parent`, as a `Span` would: to learn the sampler's
+ * decision before making anything else (`new Span(…, started)` wraps it).
+ */
+export const start = (
+  tracer: OtelApi.Tracer,
+  name: string,
+  kind: EffectTracer.SpanKind,
+  parent: Option.Option<EffectTracer.AnySpan>
+): OtelApi.Span => tracer.startSpan(name, { kind: kinds[kind], startTime: now() }, parentContext(parent))
 
 /** The OpenTelemetry context a child of `parent` starts in: ours, a caller's (`traceparent`), or none. */
 const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Context => {
