@@ -77,12 +77,12 @@ const unsampled = new WeakMap<object, OtelApi.SpanContext>()
  *
  * Under `Tracing`'s tracer the OpenTelemetry span is started first: when the sampler does not sample it, only its ids
  * are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span (`OtelSpan.Span`)
- * installed as the fiber's parent span by setting the fiber's context, put back when `self` ends: `Effect.withParentSpan`
- * would do the same through an acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each
- * several times the cost of the plain success/failure continuation used here. That continuation does not run when the
- * fiber is interrupted (the client went away): the fiber's exit ends the span then, as interrupted. Under another
- * tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading span annotations and links no request
- * has).
+ * installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
+ * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
+ * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
+ * continuation does not run when the fiber is interrupted (the client went away): the fiber's exit ends the span
+ * then, as interrupted. Under another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading
+ * span annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
@@ -99,6 +99,8 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       unsampled.set(fiber, ids)
       return self
     }
+    // A fiber that ran an unsampled request before this one (not the pipeline's: one fiber per request) forgets it.
+    unsampled.delete(fiber)
     const span = new OtelSpan.Span(
       otel,
       arrived.method,

@@ -61,8 +61,10 @@ const labelsOf = (method: string) => {
   return found
 }
 
+type Labels = ReturnType<typeof Metrics.labels>
+
 /** Records one call's duration and, for a store failure, the failure. */
-const record = (labels: ReturnType<typeof Metrics.labels>, started: number, cause: Cause.Cause<unknown> | undefined) => {
+const record = (labels: Labels, started: number, cause: Cause.Cause<unknown> | undefined): number => {
   const elapsed = performance.now() - started
   Metrics.storeCallDuration.unsafeUpdate(elapsed / 1000, labels)
   if (cause !== undefined && isStoreFailure(cause)) Metrics.storeCallFailures.unsafeUpdate(1, labels)
@@ -70,10 +72,13 @@ const record = (labels: ReturnType<typeof Metrics.labels>, started: number, caus
 }
 
 /** A call measured in the metrics only. */
-const measured = <A, E, R>(labels: ReturnType<typeof Metrics.labels>, self: Effect.Effect<A, E, R>) =>
+const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>) =>
   Effect.suspend(() => {
     const started = performance.now()
-    return Effect.onExit(self, (exit) => Effect.sync(() => record(labels, started, Exit.isFailure(exit) ? exit.cause : undefined)))
+    return Effect.onExit(
+      self,
+      (exit) => Effect.sync(() => record(labels, started, Exit.isFailure(exit) ? exit.cause : undefined))
+    )
   })
 
 /**
@@ -94,14 +99,15 @@ const observer = (options: Options) =>
   const name = `Store.${method}`
   return Effect.withFiberRuntime((fiber) => {
     const parent = fiber.currentSpan
+    const untraced = () => options.metrics ? measured(labels, self) : self
     if (!(parent instanceof OtelSpan.Span)) {
       // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
       // sampled installs no span at all (`Observability`), and its store calls (in its fiber or any it forks) must
       // not start traces of their own.
-      if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return options.metrics ? measured(labels, self) : self
+      if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return untraced()
       return effectSpan(name, method, self, options.metrics ? labels : undefined)
     }
-    if (!parent.sampled) return options.metrics ? measured(labels, self) : self
+    if (!parent.sampled) return untraced()
     const started = performance.now()
     const leaf = new OtelSpan.Leaf(
       parent,
@@ -138,7 +144,7 @@ const effectSpan = <A, E, R>(
   name: string,
   method: string,
   self: Effect.Effect<A, E, R>,
-  labels: ReturnType<typeof Metrics.labels> | undefined
+  labels: Labels | undefined
 ): Effect.Effect<A, E, R> =>
   Effect.flatMap(Effect.makeSpan(name, spanOptions(method)), (made) => {
     const started = performance.now()
