@@ -4,8 +4,9 @@
  *
  * The differences that make it cheap: the parent's OpenTelemetry context is built once per parent (not per child and
  * not from OpenTelemetry's active context), times come from one clock of our own (`now`: no `bigint` conversions, the
- * same for parents and children), and a store call's span is an OpenTelemetry span only (`child`), with no Effect
- * span, context copy or fiber-ref update around it.
+ * same for parents and children), and a store call's span is an OpenTelemetry span only (`Leaf`), with no Effect
+ * span, context copy or fiber-ref update around it, made without the SDK's tracer when its parent is a sampled SDK
+ * span of a `register`ed tracer (`leafSpan.ts`).
  */
 import * as OtelApi from "@opentelemetry/api"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -185,7 +186,8 @@ export class Span implements EffectTracer.Span {
 }
 
 /**
- * A leaf span under one of our spans (a store call), made on the OpenTelemetry tracer directly: no Effect span,
+ * A leaf span under one of our spans (a store call): a `LeafSpan` for the tracer's processors when they are known
+ * (`register`) and the parent is a recorded SDK span, else a span of the OpenTelemetry tracer; no Effect span,
  * context copy or fiber-ref update. `onEnd` runs once when it ends (the store-call metrics). The leaf is ended by
  * whoever finishes first: its own effect (success or failure), or its parent span's end (it was interrupted, so its
  * own continuation never ran). That lets the caller wrap a store call in a plain success/failure continuation instead
