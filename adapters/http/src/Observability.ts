@@ -8,15 +8,18 @@
 import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import * as OtelApi from "@opentelemetry/api"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Store } from "@stint/core"
 import * as Arr from "effect/Array"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import * as Metrics from "./Metrics.js"
 import * as MetricsServer from "./MetricsServer.js"
 import * as ObservedStore from "./ObservedStore.js"
@@ -63,38 +66,96 @@ const callerSpan = (arrived: Observer.Arrived): Option.Option<Tracer.AnySpan> =>
 const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
 
 /**
+ * The trace and span ids of requests the sampler did not sample, by request fiber, for their log lines: nothing else
+ * is made for such a request (no Effect span, no context change, no store-call spans).
+ */
+const unsampled = new WeakMap<object, OtelApi.SpanContext>()
+
+/**
  * Runs `self` inside a server span, a child of the caller's trace context when one was sent (else of the fiber's
- * current span, if any). The span is made by the tracer directly (what `Effect.makeSpan` does, without reading span
- * annotations and links no request has).
+ * current span, if any).
+ *
+ * Under `Tracing`'s tracer the OpenTelemetry span is started first: when the sampler does not sample it, only its ids
+ * are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span (`OtelSpan.Span`)
+ * installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
+ * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
+ * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
+ * continuation does not run when the fiber is interrupted (the client went away): the fiber's exit ends the span
+ * then, as interrupted. Under another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading
+ * span annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) =>
-    Effect.clockWith((clock) =>
-      Effect.tracerWith((tracer) => {
-        const caller = callerSpan(arrived)
-        const span = tracer.span(
-          arrived.method,
-          Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan),
-          Context.empty(),
-          [],
-          clock.unsafeCurrentTimeNanos(),
-          "server",
-          SERVER_SPAN
-        )
-        span.attribute("http.request.method", arrived.method)
-        return Effect.onExit(
-          Effect.withParentSpan(self, span),
-          (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
-        )
+  Effect.withFiberRuntime((fiber) => {
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const caller = callerSpan(arrived)
+    const parent = Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan)
+    const otel = OtelSpan.otelTracerOf(fiber.currentTracer)
+    if (otel === undefined) return tracedBy(fiber.currentTracer, clock, arrived.method, parent, self)
+    const started = OtelSpan.start(otel, arrived.method, "server", parent)
+    const ids = started.spanContext()
+    if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
+      // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
+      if (started.isRecording()) started.end()
+      unsampled.set(fiber, ids)
+      return self
+    }
+    // A fiber that ran an unsampled request before this one (not the pipeline's: one fiber per request) forgets it.
+    unsampled.delete(fiber)
+    const span = new OtelSpan.Span(
+      otel,
+      arrived.method,
+      parent,
+      Context.empty(),
+      [],
+      clock.unsafeCurrentTimeNanos(),
+      "server",
+      false,
+      started
+    )
+    span.attribute("http.request.method", arrived.method)
+    // Ends the span unless already ended (`Span.end` does nothing the second time).
+    const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
+    fiber.addObserver(end)
+    const outer = fiber.currentContext
+    const restore = FiberRef.set(FiberRef.currentContext, outer)
+    return Effect.zipRight(
+      FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
+      Effect.matchCauseEffect(self, {
+        onFailure: (cause) => {
+          end(Exit.failCause(cause))
+          return Effect.zipRight(restore, Effect.failCause(cause))
+        },
+        onSuccess: (value) => {
+          end(Exit.succeed(value))
+          return Effect.as(restore, value)
+        }
       })
     )
+  })
+
+/** `traced` under a tracer other than `Tracing`'s. */
+const tracedBy = <A, E, R>(
+  tracer: Tracer.Tracer,
+  clock: Clock.Clock,
+  method: string,
+  parent: Option.Option<Tracer.AnySpan>,
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const span = tracer.span(method, parent, Context.empty(), [], clock.unsafeCurrentTimeNanos(), "server", SERVER_SPAN)
+  span.attribute("http.request.method", method)
+  return Effect.onExit(
+    Effect.withParentSpan(self, span),
+    (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
   )
+}
 
 const noFields: Readonly<Record<string, string>> = {}
 
 /** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
 const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.withFiberRuntime((fiber) => {
+    const quiet = unsampled.get(fiber)
+    if (quiet !== undefined) return Effect.succeed({ traceId: quiet.traceId, spanId: quiet.spanId })
     const span = fiber.currentSpan
     if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
     if (record.route !== null) span.attribute("http.route", record.route)

@@ -61,40 +61,71 @@ const labelsOf = (method: string) => {
   return found
 }
 
+type Labels = ReturnType<typeof Metrics.labels>
+
+/** Records one call's duration and, for a store failure, the failure. */
+const record = (labels: Labels, started: number, cause: Cause.Cause<unknown> | undefined): number => {
+  const elapsed = performance.now() - started
+  Metrics.storeCallDuration.unsafeUpdate(elapsed / 1000, labels)
+  if (cause !== undefined && isStoreFailure(cause)) Metrics.storeCallFailures.unsafeUpdate(1, labels)
+  return elapsed
+}
+
+/** A call measured in the metrics only. */
+const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>) =>
+  Effect.suspend(() => {
+    const started = performance.now()
+    return Effect.onExit(
+      self,
+      (exit) => Effect.sync(() => record(labels, started, Exit.isFailure(exit) ? exit.cause : undefined))
+    )
+  })
+
 /**
  * Wraps one call: its duration and failure in the metrics, its span. The span is a leaf: under `Tracing`'s tracer an
- * OpenTelemetry span made directly under the request's (`internal/otelSpan.ts`: no Effect span, no context copy),
- * under another tracer an Effect span made beside the fiber's current span, not installed as it. Nothing inside a
- * store call is traced (`Tracing` drops the SQL client's spans).
+ * OpenTelemetry span made directly under the request's (`OtelSpan.Leaf`: no Effect span, no context copy), and none
+ * at all when the request is not sampled; under another tracer an Effect span made beside the fiber's current span,
+ * not installed as it. Nothing inside a store call is traced (`Tracing` drops the SQL client's spans).
+ *
+ * A traced call ends in a plain success/failure continuation, not an `onExit` (which costs an uninterruptible region
+ * per call): when the request is interrupted during the call, that continuation never runs, and the request span
+ * ends the leaf (and so records its metrics) as it ends itself.
  */
 const observer = (options: Options) =>
 <A, E, R>(method: string, self: Effect.Effect<A, E, R>, span = options.spans): Effect.Effect<A, E, R> => {
   if (!options.metrics && !span) return self
   const labels = labelsOf(method)
-  const measure = (started: number, exit: Exit.Exit<A, E>): number => {
-    const elapsed = performance.now() - started
-    if (options.metrics) {
-      Metrics.storeCallDuration.unsafeUpdate(elapsed / 1000, labels)
-      if (Exit.isFailure(exit) && isStoreFailure(exit.cause)) Metrics.storeCallFailures.unsafeUpdate(1, labels)
-    }
-    return elapsed
-  }
-  if (!span) {
-    return Effect.suspend(() => {
-      const started = performance.now()
-      return Effect.onExit(self, (exit) => Effect.sync(() => measure(started, exit)))
-    })
-  }
+  if (!span) return measured(labels, self)
   const name = `Store.${method}`
   return Effect.withFiberRuntime((fiber) => {
-    const leaf = OtelSpan.child(fiber.currentSpan, name, "client", attributesOf(method))
-    if (leaf === undefined) return effectSpan(name, method, self, measure)
+    const parent = fiber.currentSpan
+    const untraced = () => options.metrics ? measured(labels, self) : self
+    if (!(parent instanceof OtelSpan.Span)) {
+      // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
+      // sampled installs no span at all (`Observability`), and its store calls (in its fiber or any it forks) must
+      // not start traces of their own.
+      if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return untraced()
+      return effectSpan(name, method, self, options.metrics ? labels : undefined)
+    }
+    if (!parent.sampled) return untraced()
     const started = performance.now()
-    return Effect.onExit(self, (exit) =>
-      Effect.sync(() => {
-        measure(started, exit)
-        OtelSpan.end(leaf, exit)
-      }))
+    const leaf = new OtelSpan.Leaf(
+      parent,
+      name,
+      "client",
+      attributesOf(method),
+      options.metrics ? (cause) => record(labels, started, cause) : undefined
+    )
+    return Effect.matchCauseEffect(self, {
+      onFailure: (cause) => {
+        leaf.end(cause)
+        return Effect.failCause(cause)
+      },
+      onSuccess: (value) => {
+        leaf.end(undefined)
+        return Effect.succeed(value)
+      }
+    })
   })
 }
 
@@ -113,13 +144,15 @@ const effectSpan = <A, E, R>(
   name: string,
   method: string,
   self: Effect.Effect<A, E, R>,
-  measure: (started: number, exit: Exit.Exit<A, E>) => number
+  labels: Labels | undefined
 ): Effect.Effect<A, E, R> =>
   Effect.flatMap(Effect.makeSpan(name, spanOptions(method)), (made) => {
     const started = performance.now()
     return Effect.onExit(self, (exit) =>
       Effect.sync(() => {
-        const elapsed = measure(started, exit)
+        const elapsed = labels === undefined
+          ? performance.now() - started
+          : record(labels, started, Exit.isFailure(exit) ? exit.cause : undefined)
         const startTime = made.status._tag === "Started" ? made.status.startTime : made.status.endTime
         made.end(startTime + BigInt(Math.round(elapsed * 1e6)), exit)
       }))

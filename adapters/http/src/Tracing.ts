@@ -94,16 +94,27 @@ const droppedSpan = (
  * active context around every step of every traced fiber, for OpenTelemetry-instrumented libraries called inside;
  * Stint calls none (spans find their parents through Effect), so the hook would only cost.
  */
-const effectTracer: Layer.Layer<never, never, OtelTracer.OtelTracer> = Layer.unwrapEffect(
-  Effect.map(OtelTracer.OtelTracer, (otel) =>
-    Layer.setTracer(EffectTracer.make({
-      span: (name, parent, context, links, startTime, kind, options) =>
-        isDropped(name)
-          ? droppedSpan(name, parent, context, links, startTime, kind)
-          : new OtelSpan.Span(otel, name, parent, context, links, startTime, kind, options?.root === true),
-      context: (f) => f()
-    })))
-)
+const effectTracer = (
+  processors: ReadonlyArray<SpanProcessor>
+): Layer.Layer<never, never, OtelTracer.OtelTracer> =>
+  Layer.unwrapEffect(
+    Effect.map(OtelTracer.OtelTracer, (otel) =>
+      Layer.setTracer(OtelSpan.register(
+        EffectTracer.make({
+          span: (name, parent, context, links, startTime, kind, options) =>
+            isDropped(name)
+              ? droppedSpan(name, parent, context, links, startTime, kind)
+              : new OtelSpan.Span(otel, name, parent, context, links, startTime, kind, options?.root === true),
+          context: (f) => f()
+        }),
+        otel,
+        processors
+      )))
+  )
+
+const isList = (
+  processors: SpanProcessor | NonEmptyReadonlyArray<SpanProcessor>
+): processors is NonEmptyReadonlyArray<SpanProcessor> => Array.isArray(processors)
 
 /**
  * Effect's tracer on an OpenTelemetry tracer provider that hands every ended span to `processors`; the resource is
@@ -116,7 +127,7 @@ export const layer = (
   processors: SpanProcessor | NonEmptyReadonlyArray<SpanProcessor>
 ): Layer.Layer<OtelTracer.OtelTracer> =>
   Layer.unwrapEffect(Effect.map(Effect.orDie(nonEmpty("OTEL_SERVICE_NAME")), (serviceName) =>
-    effectTracer.pipe(
+    effectTracer(isList(processors) ? processors : [processors]).pipe(
       Layer.provideMerge(OtelTracer.layerTracer),
       Layer.provide(NodeSdk.layerTracerProvider(processors)),
       Layer.provide(Resource.layerFromEnv({ "service.name": Option.getOrElse(serviceName, () => SERVICE_NAME) }))

@@ -9,6 +9,7 @@ import { Errors, Store } from "@stint/core"
 import { Observability } from "@stint/http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Http from "node:http"
 import { beforeEach, describe, expect, it } from "vitest"
 import { ids, keys } from "./ServerFixture.js"
 import { type Options, stores, withServer } from "./ServerHarness.js"
@@ -152,6 +153,47 @@ describe("request spans", () => {
         }
       }
     }))
+
+  it("a request its client abandons ends its span, and the span of the store call it was in, as interrupted", () => {
+    let entered = (): void => {}
+    const inCall = new Promise<void>((resolve) => {
+      entered = resolve
+    })
+    const hanging: Options["store"] = (layer) =>
+      Layer.effect(
+        Store.Store,
+        Effect.map(Store.Store, (store) => ({
+          ...store,
+          findActiveEntry: () => Effect.zipRight(Effect.sync(() => entered()), Effect.never)
+        }))
+      ).pipe(Layer.provide(layer))
+    return withServer(memory, traced({ store: hanging }))(async (server) => {
+      exporter.reset()
+      const request = Http.request({
+        host: "127.0.0.1",
+        port: server.port,
+        path: "/api/v1/timer",
+        headers: { authorization: `Bearer ${keys.member}` }
+      })
+      request.on("error", () => {})
+      request.end()
+      await inCall
+      request.destroy()
+      for (let waited = 0; serverSpans().length === 0 && waited < 5_000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      const span = only(serverSpans())
+      expect(span.attributes["status.interrupted"]).toBe(true)
+      expect(span.status.code).not.toBe(SpanStatusCode.ERROR)
+      const calls = childrenOf(span)
+      expect(calls.map((call) => call.name).sort()).toEqual(["Store.authenticate", "Store.findActiveEntry"])
+      const cut = calls.find((call) => call.name === "Store.findActiveEntry")
+      expect(cut?.ended).toBe(true)
+      expect(cut?.attributes["status.interrupted"]).toBe(true)
+      expect(calls.find((call) => call.name === "Store.authenticate")?.attributes["status.interrupted"]).toBeUndefined()
+      expect(server.logs().some((line) => line.message === "request aborted by the client")).toBe(true)
+    })
+  })
 
   describe("sampling by OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG", () => {
     const withEnv = (env: Record<string, string>) => async (test: () => Promise<void>) => {

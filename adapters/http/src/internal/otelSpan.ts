@@ -4,16 +4,20 @@
  *
  * The differences that make it cheap: the parent's OpenTelemetry context is built once per parent (not per child and
  * not from OpenTelemetry's active context), times come from one clock of our own (`now`: no `bigint` conversions, the
- * same for parents and children), and a store call's span is an OpenTelemetry span only (`child`), with no Effect
- * span, context copy or fiber-ref update around it.
+ * same for parents and children), and a store call's span is an OpenTelemetry span only (`Leaf`), with no Effect
+ * span, context copy or fiber-ref update around it, made without the SDK's tracer when its parent is a sampled SDK
+ * span of a `register`ed tracer (`leafSpan.ts`).
  */
 import * as OtelApi from "@opentelemetry/api"
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as EffectTracer from "effect/Tracer"
+import * as LeafSpan from "./leafSpan.js"
 
 const kinds: Record<EffectTracer.SpanKind, OtelApi.SpanKind> = {
   internal: OtelApi.SpanKind.INTERNAL,
@@ -37,13 +41,16 @@ const attributesOf = (record: Readonly<Record<string, unknown>>): OtelApi.Attrib
   return attributes
 }
 
+/** `performance.timeOrigin`, read once (a getter, not free, and constant for the process). */
+const ORIGIN = performance.timeOrigin
+
 /**
  * The time now, as OpenTelemetry's `[seconds, nanoseconds]`, from `performance.timeOrigin + performance.now()`. Every
  * span gets explicit times from this one clock: left to itself, the SDK anchors each span on `Date.now()` (whole
  * milliseconds), so a child could end up to a millisecond after its parent.
  */
 export const now = (): OtelApi.HrTime => {
-  const millis = performance.timeOrigin + performance.now()
+  const millis = ORIGIN + performance.now()
   const seconds = Math.floor(millis / 1000)
   const nanos = Math.round((millis - seconds * 1000) * 1e6)
   return nanos >= 1e9 ? [seconds + 1, nanos - 1e9] : [seconds, nanos]
@@ -53,25 +60,31 @@ export const now = (): OtelApi.HrTime => {
  * Ends an OpenTelemetry span with the status an exit calls for: OK on success; on failure ERROR with the first error
  * recorded as an exception; an interruption alone is no error.
  */
-export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void => {
+export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void =>
+  endWith(span, exit._tag === "Success" ? undefined : exit.cause)
+
+/** `end` with the failure's cause, `undefined` for a success (no `Exit` to allocate). */
+export const endWith = (span: OtelApi.Span, cause: Cause.Cause<unknown> | undefined): void => {
   const time = now()
-  if (exit._tag === "Success" || Cause.isEmpty(exit.cause)) {
-    span.setStatus({ code: OtelApi.SpanStatusCode.OK })
-  } else if (Cause.isInterruptedOnly(exit.cause)) {
+  if (cause === undefined || Cause.isEmpty(cause)) {
+    span.setStatus(OK)
+  } else if (Cause.isInterruptedOnly(cause)) {
     span.setStatus({ code: OtelApi.SpanStatusCode.OK, message: "interrupted" })
     span.setAttribute("status.interrupted", true)
   } else {
-    const first = Cause.prettyErrors(exit.cause)[0]
+    const first = Cause.prettyErrors(cause)[0]
     if (first === undefined) {
-      span.setStatus({ code: OtelApi.SpanStatusCode.OK })
+      span.setStatus(OK)
     } else {
-      first.stack = Cause.pretty(exit.cause, { renderErrorCause: true })
+      first.stack = Cause.pretty(cause, { renderErrorCause: true })
       span.recordException(first, time)
       span.setStatus({ code: OtelApi.SpanStatusCode.ERROR, message: first.message })
     }
   }
   span.end(time)
 }
+
+const OK: OtelApi.SpanStatus = { code: OtelApi.SpanStatusCode.OK }
 
 const linkOf = (link: EffectTracer.SpanLink): OtelApi.Link => ({
   context: {
@@ -97,6 +110,8 @@ export class Span implements EffectTracer.Span {
   status: EffectTracer.SpanStatus
   /** The OpenTelemetry context with this span active: the parent of children, made on first use. */
   private asParent: OtelApi.Context | undefined
+  /** Leaves under this span not ended yet (see `Leaf`), made on first use. */
+  private open: Array<Leaf> | undefined
 
   constructor(
     readonly tracer: OtelApi.Tracer,
@@ -106,10 +121,12 @@ export class Span implements EffectTracer.Span {
     links: ReadonlyArray<EffectTracer.SpanLink>,
     startTime: bigint,
     readonly kind: EffectTracer.SpanKind,
-    root: boolean
+    root: boolean,
+    /** The OpenTelemetry span, when already started (`start`, with no links): else started here. */
+    started?: OtelApi.Span
   ) {
     this.links = [...links]
-    this.otel = tracer.startSpan(
+    this.otel = started ?? tracer.startSpan(
       name,
       links.length > 0
         ? { kind: kinds[kind], startTime: now(), links: links.map(linkOf) }
@@ -145,9 +162,98 @@ export class Span implements EffectTracer.Span {
   end(endTime: bigint, exit: Exit.Exit<unknown, unknown>): void {
     if (this.status._tag === "Ended") return
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
+    // A leaf still open here was cut short (its fiber interrupted): it ends with the span, as interrupted.
+    if (this.open !== undefined && this.open.length > 0) {
+      const cut = Cause.interrupt(FiberId.none)
+      for (const leaf of this.open.splice(0)) leaf.end(cut)
+    }
     end(this.otel, exit)
   }
+
+  /** @internal */
+  opened(leaf: Leaf): void {
+    ;(this.open ??= []).push(leaf)
+  }
+
+  /** @internal */
+  closed(leaf: Leaf): void {
+    const open = this.open
+    if (open === undefined) return
+    // Usually the last one opened: store calls of a request run one after another.
+    const at = open.lastIndexOf(leaf)
+    if (at >= 0) open.splice(at, 1)
+  }
 }
+
+/**
+ * A leaf span under one of our spans (a store call): a `LeafSpan` for the tracer's processors when they are known
+ * (`register`) and the parent is a recorded SDK span, else a span of the OpenTelemetry tracer; no Effect span,
+ * context copy or fiber-ref update. `onEnd` runs once when it ends (the store-call metrics). The leaf is ended by
+ * whoever finishes first: its own effect (success or failure), or its parent span's end (it was interrupted, so its
+ * own continuation never ran). That lets the caller wrap a store call in a plain success/failure continuation instead
+ * of an uninterruptible `onExit`.
+ */
+export class Leaf {
+  private ended = false
+  readonly otel: OtelApi.Span
+
+  constructor(
+    readonly parent: Span,
+    name: string,
+    kind: EffectTracer.SpanKind,
+    attributes: OtelApi.Attributes,
+    private readonly onEnd: ((cause: Cause.Cause<unknown> | undefined) => void) | undefined
+  ) {
+    const processors = processorsOf.get(parent.tracer)
+    this.otel = processors !== undefined && LeafSpan.isParent(parent.otel)
+      ? new LeafSpan.LeafSpan(processors, parent.otel, parent.parentContext(), name, kinds[kind], attributes, now())
+      : parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
+    parent.opened(this)
+  }
+
+  /** Ends the leaf: `undefined` for a success, else the failure's cause. Later calls do nothing. */
+  end(cause: Cause.Cause<unknown> | undefined): void {
+    if (this.ended) return
+    this.ended = true
+    this.parent.closed(this)
+    this.onEnd?.(cause)
+    endWith(this.otel, cause)
+  }
+}
+
+/** The OpenTelemetry tracer under each Effect tracer made by `Tracing` (see `register`). */
+const registered = new WeakMap<EffectTracer.Tracer, OtelApi.Tracer>()
+
+/** The processors behind each OpenTelemetry tracer `register`ed: leaves go to them directly (`LeafSpan`). */
+const processorsOf = new WeakMap<OtelApi.Tracer, ReadonlyArray<SpanProcessor>>()
+
+/**
+ * Records that `effect` makes its spans (ours) on `otel`, whose provider hands every span to `processors`:
+ * `otelTracerOf` finds `otel` again, and leaves under its spans are made for `processors` without the SDK's tracer.
+ */
+export const register = (
+  effect: EffectTracer.Tracer,
+  otel: OtelApi.Tracer,
+  processors: ReadonlyArray<SpanProcessor>
+): EffectTracer.Tracer => {
+  registered.set(effect, otel)
+  processorsOf.set(otel, processors)
+  return effect
+}
+
+/** The OpenTelemetry tracer under `tracer` when it is `Tracing`'s (its spans are ours), else `undefined`. */
+export const otelTracerOf = (tracer: EffectTracer.Tracer): OtelApi.Tracer | undefined => registered.get(tracer)
+
+/**
+ * Starts an OpenTelemetry span (no links) on `tracer` under `parent`, as a `Span` would: to learn the sampler's
+ * decision before making anything else (`new Span(…, started)` wraps it).
+ */
+export const start = (
+  tracer: OtelApi.Tracer,
+  name: string,
+  kind: EffectTracer.SpanKind,
+  parent: Option.Option<EffectTracer.AnySpan>
+): OtelApi.Span => tracer.startSpan(name, { kind: kinds[kind], startTime: now() }, parentContext(parent))
 
 /** The OpenTelemetry context a child of `parent` starts in: ours, a caller's (`traceparent`), or none. */
 const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Context => {
@@ -161,17 +267,3 @@ const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Con
     isRemote: span._tag === "ExternalSpan"
   })
 }
-
-/**
- * A leaf OpenTelemetry span under `parent` (the fiber's current span), or `undefined` when `parent` is not one of
- * ours (no tracing, or another tracer: the caller then makes an Effect span instead). End it with `end`.
- */
-export const child = (
-  parent: EffectTracer.AnySpan | undefined,
-  name: string,
-  kind: EffectTracer.SpanKind,
-  attributes: OtelApi.Attributes
-): OtelApi.Span | undefined =>
-  parent instanceof Span
-    ? parent.tracer.startSpan(name, { kind: kinds[kind], attributes, startTime: now() }, parent.parentContext())
-    : undefined
