@@ -203,6 +203,22 @@ export interface Dataset {
 }
 
 /**
+ * A dataset with no rows: spread it and set the sections a dataset has.
+ *
+ * @since 0.1.0
+ */
+export const emptyDataset: Dataset = {
+  workspaces: [],
+  users: [],
+  memberships: [],
+  clients: [],
+  projects: [],
+  assignments: [],
+  apiKeys: [],
+  timeEntries: []
+}
+
+/**
  * The ids a dataset refers to or introduces, so the core can check them against what is already stored.
  *
  * @since 0.1.0

@@ -5,21 +5,12 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Store } from "@stint/core"
-import type { Dataset, EntryRow } from "@stint/core/Records"
+import { type Dataset, emptyDataset, type EntryRow } from "@stint/core/Records"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import { seedWorld, storeLayer, TestDatabase } from "./support.js"
 
-const NO_ROWS: Dataset = {
-  workspaces: [],
-  users: [],
-  memberships: [],
-  clients: [],
-  projects: [],
-  assignments: [],
-  apiKeys: [],
-  timeEntries: []
-}
+const NO_ROWS: Dataset = emptyDataset
 
 const entries = (world: { readonly workspace: string; readonly owner: string; readonly website: string }, n: number) =>
   Array.from({ length: n }, (_, i): EntryRow => ({

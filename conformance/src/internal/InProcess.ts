@@ -1,6 +1,7 @@
 /**
- * What the in-process stacks share: a `Store` built from a layer (widened, see `Widen.ts`; reading along on every other request, see `Alternate.ts`), the kit's manual clock,
- * the spec's default settings, and the fixture loader and admin events run directly on that store.
+ * What the in-process stacks share: a `Store` built from a layer (widened, see `Widen.ts`; reading along on every
+ * other request, see `Alternate.ts`), the kit's manual clock, the spec's default settings, and the fixture loader and
+ * admin events run directly on that store.
  */
 import { Admin, Fixture, Settings, Store } from "@stint/core"
 import * as Context from "effect/Context"

@@ -15,7 +15,7 @@ import * as ApiKey from "../ApiKey.js"
 import { AdminInputInvalid, type RecordConflict, type StoreError } from "../Errors.js"
 import type { FixtureSource, Member } from "../FixtureSource.js"
 import * as Ids from "../Ids.js"
-import type { Dataset } from "../Records.js"
+import { type Dataset, emptyDataset } from "../Records.js"
 import { type AdminStore, type BulkTransaction, Store } from "../Store.js"
 import { checkEntries, type EntryInput, entryRefs, learn, prepare, refsOf, type SmallFile } from "./fixtureRules.js"
 import { decodeFile, type Element, elementDecoder, jsonPath, memberProblem, SECTION_NAMES, type SectionName } from "./fixtureSchema.js"
@@ -38,16 +38,7 @@ const lower = (id: string) => id.toLowerCase()
 
 const isSection = (name: string): name is SectionName => (SECTION_NAMES as ReadonlyArray<string>).includes(name)
 
-const NO_ROWS: Dataset = {
-  workspaces: [],
-  users: [],
-  memberships: [],
-  clients: [],
-  projects: [],
-  assignments: [],
-  apiKeys: [],
-  timeEntries: []
-}
+const NO_ROWS: Dataset = emptyDataset
 
 /** Every batch buffered and inserted at the end in one `insert`: the bulk path of a store that has none. */
 const buffered = (admin: AdminStore) =>

@@ -7,7 +7,7 @@
  * rolls everything back (the connection is closed whatever happens).
  */
 import type { RecordConflict, StoreError } from "@stint/core/Errors"
-import type { Dataset, EntryRow } from "@stint/core/Records"
+import { type Dataset, emptyDataset, type EntryRow } from "@stint/core/Records"
 import type { BulkTransaction } from "@stint/core/Store"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -106,16 +106,7 @@ const startCopy = (client: pg.Client, entries: ReadonlyArray<EntryRow>, active: 
     const stream = client.query(copyFrom(`COPY time_entries (${ENTRY_COLUMNS}) FROM STDIN`))
     stream.on("error", (error) => {
       const failure = storeError("copying time entries", error)
-      const kept: Dataset = {
-        workspaces: [],
-        users: [],
-        memberships: [],
-        clients: [],
-        projects: [],
-        assignments: [],
-        apiKeys: [],
-        timeEntries: active
-      }
+      const kept: Dataset = { ...emptyDataset, timeEntries: active }
       settle(Option.getOrElse(AdminResults.conflict(kept, failure), () => failure))
     })
     stream.on("finish", () => settle(undefined))
