@@ -165,19 +165,27 @@ export const withConnection = <A, E, R>(
             let remaining = statements.length
             let failure: unknown = undefined
             if (remaining === 0) return resume(Effect.succeed(results))
-            statements.forEach((statement, i) =>
-              queryOn(held.client, statement, (error, rows) => {
-                if (error !== undefined) {
-                  failure ??= error
-                  if (breaksConnection(error)) markBroken()
-                } else {
-                  results[i] = rows
-                }
-                if (--remaining === 0) {
-                  resume(failure === undefined ? Effect.succeed(results) : Effect.fail(storeError(what, failure)))
-                }
-              })
-            )
+            // node-postgres writes each statement's messages as soon as it is queued (one write to the socket per
+            // statement); corked, the whole group leaves in one write, and the server reads it at once.
+            const socket = statements.length > 1 ? (held.client as unknown as pg.Client).connection.stream : undefined
+            socket?.cork()
+            try {
+              statements.forEach((statement, i) =>
+                queryOn(held.client, statement, (error, rows) => {
+                  if (error !== undefined) {
+                    failure ??= error
+                    if (breaksConnection(error)) markBroken()
+                  } else {
+                    results[i] = rows
+                  }
+                  if (--remaining === 0) {
+                    resume(failure === undefined ? Effect.succeed(results) : Effect.fail(storeError(what, failure)))
+                  }
+                })
+              )
+            } finally {
+              socket?.uncork()
+            }
           })
       }
       return use(connection, markBroken)

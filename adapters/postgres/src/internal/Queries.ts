@@ -2,7 +2,6 @@
  * The single statements of the public side: each is one round trip. Reads take no lock; `createProject` and
  * `authenticate` are atomic on their own.
  */
-import type { Position } from "@stint/core/Cursor"
 import { LIFETIME_MILLIS } from "@stint/core/ApiKey"
 import type { Policy } from "@stint/core/RateLimit"
 import type { UserScope } from "@stint/core/Records"
@@ -126,27 +125,54 @@ export const findActiveEntry = (scope: UserScope): Compiled => ({
   values: [scope.workspaceId, scope.userId]
 })
 
-const after = (position: Position | null): Statement.Fragment =>
-  position === null ? sql`` : sql`AND (started_at, id) < (${position.startedAt}::bigint, ${position.id}::uuid)`
+// The columns of `entryColumns`, as plain text for the statements built by hand below.
+const ENTRY_COLUMNS = compile(sql`SELECT ${entryColumns}`).text.slice("SELECT ".length)
+
+/**
+ * The text of a history page of one shape (with or without a project filter, first or later page) and one limit:
+ * $1 workspace, $2 user, then the project ($3) and the cursor's position (next two), when the shape has them. The
+ * limit is a literal (a whole number the core decoded, at most a few hundred texts): with a `LIMIT $n`, PostgreSQL
+ * cannot cost the generic plan of the prepared statement and plans the first page afresh on every execution; with a
+ * literal it switches to the generic plan (the same index range scan) after the first few.
+ */
+const pageText = (filtered: boolean, later: boolean, limit: number): string => {
+  const key = `${filtered ? 1 : 0}${later ? 1 : 0}${limit}`
+  let text = pageTexts.get(key)
+  if (text === undefined) {
+    const position = filtered ? 4 : 3
+    text = `SELECT ${ENTRY_COLUMNS}
+  FROM (
+    SELECT id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents FROM time_entries
+    WHERE workspace_id = $1::uuid AND user_id = $2::uuid
+      ${filtered ? "AND project_id = $3::uuid" : ""}
+      ${later ? `AND (started_at, id) < ($${position}::bigint, $${position + 1}::uuid)` : ""}
+    ORDER BY started_at DESC, id DESC
+    LIMIT ${limit}
+  ) e
+  JOIN projects p ON p.id = e.project_id
+  JOIN clients c ON c.id = p.client_id
+  ORDER BY e.started_at DESC, e.id DESC`
+    // Only a misuse could make more shapes than this: past it, texts are built again each time.
+    if (pageTexts.size < 1_000) pageTexts.set(key, text)
+  }
+  return text
+}
+
+const pageTexts = new Map<string, string>()
 
 /**
  * One page of the scope's history in (`started_at` desc, `id` desc) order, strictly after `query.after`: a range
  * scan of `time_entries_history` (or `time_entries_project_history` with a project filter) that stops after `limit`
  * rows, then the names of those rows' projects and clients.
  */
-export const listEntries = (scope: UserScope, query: EntriesQuery): Compiled =>
-  compile(sql`SELECT ${entryColumns}
-  FROM (
-    SELECT id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents FROM time_entries
-    WHERE workspace_id = ${scope.workspaceId} AND user_id = ${scope.userId}
-      ${query.projectId === null ? sql`` : sql`AND project_id = ${query.projectId}`}
-      ${after(query.after)}
-    ORDER BY started_at DESC, id DESC
-    LIMIT ${Math.max(0, query.limit)}
-  ) e
-  JOIN projects p ON p.id = e.project_id
-  JOIN clients c ON c.id = p.client_id
-  ORDER BY e.started_at DESC, e.id DESC`)
+export const listEntries = (scope: UserScope, query: EntriesQuery): Compiled => {
+  // A whole number from the core; anything else would only ever read nothing.
+  const limit = Number.isSafeInteger(query.limit) && query.limit > 0 ? query.limit : 0
+  const values: Array<unknown> = [scope.workspaceId, scope.userId]
+  if (query.projectId !== null) values.push(query.projectId)
+  if (query.after !== null) values.push(query.after.startedAt, query.after.id)
+  return { text: pageText(query.projectId !== null, query.after !== null, limit), values }
+}
 
 /** Succeeds when the server answers. */
 export const ping: Compiled = compile(sql`SELECT 1`)
