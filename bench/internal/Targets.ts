@@ -20,6 +20,18 @@ export interface Target {
 /** The `stint` command as built by `npm run build`. */
 export const stintBin = fileURLToPath(new URL("../../adapters/http/dist/bin.js", import.meta.url))
 
+/**
+ * The flags the `stint` launcher (`adapters/http/bin/stint.js`) starts node with, from its shebang
+ * (`#!/usr/bin/env -S node FLAGS`): the servers under test run as an operator's `stint serve` does.
+ */
+export const launcherFlags: ReadonlyArray<string> = (() => {
+  const launcher = fileURLToPath(new URL("../../adapters/http/bin/stint.js", import.meta.url))
+  const shebang = readFileSync(launcher, "utf8").split("\n", 1)[0] ?? ""
+  const match = /^#!\/usr\/bin\/env -S node( .*)?$/.exec(shebang)
+  if (match === null) throw new Error(`the launcher's shebang is not \`#!/usr/bin/env -S node FLAGS\`: ${shebang}`)
+  return (match[1] ?? "").split(" ").filter((flag) => flag !== "")
+})()
+
 /** The rate limit every server gets: high enough for the deep walk on one key; every other key stays far below. */
 export const RATE_LIMIT = 1_000_000
 
@@ -53,9 +65,10 @@ const start = async (
 }
 
 /**
- * `stint serve` on `database`, pool 8 on PostgreSQL. SQLite runs at `synchronous=NORMAL` unless
- * `STINT_SQLITE_SYNCHRONOUS` says otherwise: the baselines run WAL with `NORMAL`, and `../shared/bench` compares like
- * with like. Stint's own default is `FULL` (see adapters/sqlite/README.md), which costs a sync per write step.
+ * `stint serve` on `database`, with the launcher's node flags (`launcherFlags`), pool 8 on PostgreSQL. SQLite runs at
+ * `synchronous=NORMAL` unless `STINT_SQLITE_SYNCHRONOUS` says otherwise: the baselines run WAL with `NORMAL`, and
+ * `../shared/bench` compares like with like. Stint's own default is `FULL` (see adapters/sqlite/README.md), which costs
+ * a sync per write step.
  */
 export const stint = (
   label: string,
@@ -63,7 +76,7 @@ export const stint = (
   logDir: string,
   nodeOptions: ReadonlyArray<string> = []
 ): Promise<Target> =>
-  start(label, [...nodeOptions, ...(process.env["STINT_BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? []), stintBin, "serve", "--port", "0", "--database", database], {
+  start(label, [...launcherFlags, ...nodeOptions, ...(process.env["STINT_BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? []), stintBin, "serve", "--port", "0", "--database", database], {
     STINT_RATE_LIMIT: String(RATE_LIMIT),
     STINT_PG_POOL_SIZE: "8",
     STINT_SQLITE_SYNCHRONOUS: process.env["STINT_SQLITE_SYNCHRONOUS"] ?? "NORMAL"

@@ -35,7 +35,20 @@ describe("the stint bin", () => {
     })
     // `<mode> <object> <stage>\t<path>`: present in the index (what a clone gets), mode 100755.
     expect(tracked).toMatch(/^100755 [0-9a-f]{40} 0\t/)
-    expect(readFileSync(launcher, "utf8").startsWith("#!/usr/bin/env node\n")).toBe(true)
+    expect(readFileSync(launcher, "utf8").startsWith("#!/usr/bin/env -S node ")).toBe(true)
+  })
+
+  it("run as a program, starts node with the young generation capped (its shebang's flag)", async () => {
+    // A preload that reports node's own command-line flags, then the launcher executed directly, as npm's link is.
+    const report = "data:text/javascript,process.stderr.write(JSON.stringify(process.execArgv))"
+    const result = await new Promise<{ readonly stdout: string; readonly stderr: string }>((resolve, reject) => {
+      execFile(launcher, ["--version"], { timeout: 60_000, env: { ...process.env, NODE_OPTIONS: `--import=${report}` } }, (error, stdout, stderr) => {
+        if (error === null) resolve({ stdout, stderr })
+        else reject(error)
+      })
+    })
+    expect(result.stdout.trim()).toBe(manifest.version)
+    expect(JSON.parse(result.stderr)).toEqual(["--max-semi-space-size=8"])
   })
 
   it("runs the built command", async () => {
