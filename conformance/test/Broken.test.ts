@@ -41,6 +41,9 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples"], [
     "examples: starts a timer with every field of the Timer resource"
   ]],
+  ["authentication inside the timer transaction with the read made before the lock", CoreStack.make(Stores.combinedReadsBeforeLock, { backdoor }), ["races"], [
+    "races: concurrent starts and stops for one user never make two active entries and execute each key once"
+  ]],
   ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
     "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",
     "laws: a cursor issued under one binding is refused under every other"
@@ -57,6 +60,11 @@ describe("the kit catches broken adapters", () => {
 
   it("passes the unbroken store on the same checks (the failures above come from the breakage)", async () => {
     const failed = await failures(CoreStack.make(MemoryStore.layerMemory, { backdoor }), ["examples", "timed", "races", "laws", "model"])
+    expect(failed).toEqual([])
+  }, 300_000)
+
+  it("passes a store that authenticates inside the timer transaction correctly", async () => {
+    const failed = await failures(CoreStack.make(Stores.combinedCorrect, { backdoor }), ["examples", "timed", "races", "laws", "model"])
     expect(failed).toEqual([])
   }, 300_000)
 

@@ -7,6 +7,7 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as ApiKey from "./ApiKey.js"
@@ -106,44 +107,69 @@ export const authenticateReading = (
   request: ApiRequest,
   scope: Scope,
   along: ReadAlong | undefined
-): Effect.Effect<PrincipalReading, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> => {
+): Effect.Effect<PrincipalReading, InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> =>
+  Either.match(presentedDigest(services, request), {
+    onLeft: Effect.fail,
+    onRight: (digest) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        Effect.flatMap(
+          services.store.authenticate(digest, now, services.settings.rateLimit, along),
+          (found) => admit(services, found, now, scope)
+        ))
+  })
+
+/**
+ * Check 2 before the store: the digest of the presented key, or the 401 of a missing or malformed one.
+ *
+ * @since 0.2.0
+ */
+export const presentedDigest = (services: Services, request: ApiRequest): Either.Either<string, InvalidApiKey> => {
   const presented = ApiKey.fromAuthorization(request.authorization)
-  if (Option.isNone(presented)) return Effect.fail(request.authorization === undefined ? missingKey() : malformedKey())
-  const digest = ApiKey.digestWith(services.hashing, presented.value)
+  return Option.isNone(presented)
+    ? Either.left(request.authorization === undefined ? missingKey() : malformedKey())
+    : Either.right(ApiKey.digestWith(services.hashing, presented.value))
+}
+
+/**
+ * Checks 2 to 4 on what the store answered for the presented key at `now` (`Store.authenticate`).
+ *
+ * @since 0.2.0
+ */
+export const admit = (
+  services: Services,
+  found: Option.Option<Authenticated>,
+  now: number,
+  scope: Scope
+): Effect.Effect<PrincipalReading, InvalidApiKey | ApiKeyRateLimited | InsufficientScope> => {
+  if (Option.isNone(found)) return Effect.fail(refusedKey())
+  const { accepted, key } = found.value
+  const membership = key.membership
+  // The core decides refusal itself too: a store that counted a refused key still never lets it in.
+  if (membership === null || Option.isSome(ApiKey.refusal(key, now))) return Effect.fail(refusedKey())
   const policy = services.settings.rateLimit
-  return Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    Effect.flatMap(services.store.authenticate(digest, now, policy, along), (
-      found
-    ): Effect.Effect<PrincipalReading, InvalidApiKey | ApiKeyRateLimited | InsufficientScope> => {
-      if (Option.isNone(found)) return Effect.fail(refusedKey())
-      const { accepted, key } = found.value
-      const membership = key.membership
-      // The core decides refusal itself too: a store that counted a refused key still never lets it in.
-      if (membership === null || Option.isSome(ApiKey.refusal(key, now))) return Effect.fail(refusedKey())
-      const refusal: ApiKeyRateLimited | InsufficientScope | undefined = !accepted
-        ? new ApiKeyRateLimited({
-          message: `At most ${policy.limit} requests per ${policy.windowMillis / 1000} seconds per API key.`
-        })
-        : !ApiKey.hasScope(key, scope)
-        ? new InsufficientScope({
-          message: `The API key lacks the "${scope}" scope.`,
-          details: { requiredScope: scope }
-        })
-        : undefined
-      const principal: PrincipalReading = {
-        keyId: key.id,
-        userId: key.userId,
-        workspaceId: key.workspaceId,
-        scopes: key.scopes,
-        role: membership.role,
-        payRateCents: membership.payRateCents,
-        read: found.value
-      }
-      return Effect.zipRight(
-        FiberRef.set(authenticatedKeyId, Option.some(key.id)),
-        refusal === undefined ? Effect.succeed(principal) : Effect.fail(refusal)
-      )
-    }))
+  const refusal: ApiKeyRateLimited | InsufficientScope | undefined = !accepted
+    ? new ApiKeyRateLimited({
+      message: `At most ${policy.limit} requests per ${policy.windowMillis / 1000} seconds per API key.`
+    })
+    : !ApiKey.hasScope(key, scope)
+    ? new InsufficientScope({
+      message: `The API key lacks the "${scope}" scope.`,
+      details: { requiredScope: scope }
+    })
+    : undefined
+  const principal: PrincipalReading = {
+    keyId: key.id,
+    userId: key.userId,
+    workspaceId: key.workspaceId,
+    scopes: key.scopes,
+    role: membership.role,
+    payRateCents: membership.payRateCents,
+    read: found.value
+  }
+  return Effect.zipRight(
+    FiberRef.set(authenticatedKeyId, Option.some(key.id)),
+    refusal === undefined ? Effect.succeed(principal) : Effect.fail(refusal)
+  )
 }
 
 /**

@@ -16,9 +16,12 @@ import * as Authentication from "./Authentication.js"
 import { authenticateReading, authenticateWith, withServices } from "./Authentication.js"
 import * as Cursor from "./Cursor.js"
 import {
+  type ApiKeyRateLimited,
   Forbidden,
   IdempotencyConflict,
   IdempotencyKeyRequired,
+  type InsufficientScope,
+  type InvalidApiKey,
   InvalidCursor,
   type ProjectNotFound,
   ResourceNotFound,
@@ -46,7 +49,7 @@ import {
   TimerMutationResponse,
   Uuid
 } from "./Schemas.js"
-import type { ReadAlong, TimerSnapshot } from "./Store.js"
+import type { ReadAlong, TimerQuery, TimerSnapshot, TimerTransaction } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
 /** `getActiveTimer`'s read, done along with authentication by stores that can. */
@@ -199,13 +202,60 @@ const requireIdempotencyKey = (request: ApiRequest) =>
     onSome: Effect.succeed
   })
 
+/** Runs a body in the timer transaction of the authenticated principal's scope. */
+type InTransaction = <A, E>(body: (tx: TimerTransaction) => Effect.Effect<A, E>) => Effect.Effect<A, E | StoreError>
+
+/**
+ * Checks 2 to 4 for `timers:write`, then `run` with the principal and its timer transaction. A store that can
+ * authenticate inside the timer transaction (`Store.authenticateInTimerTransaction`) does both in one step, and `run`'s
+ * own checks (5 and 6) then run inside it; `expected` is what the transaction will read (the `Idempotency-Key` and the
+ * raw ids of the request, so that the store can read it in the same step). Without the key, a store without the
+ * method, or a request whose key is missing (a 400 after the checks of the key), the two usual steps.
+ */
+const timerScope = <A, E>(
+  services: Authentication.Services,
+  request: ApiRequest,
+  expected: Omit<TimerQuery, "idempotencyKey">,
+  run: (principal: Authentication.Principal, transaction: InTransaction) => Effect.Effect<A, E>
+): Effect.Effect<A, E | InvalidApiKey | ApiKeyRateLimited | InsufficientScope | StoreError> => {
+  const { settings, store } = services
+  const combined = store.authenticateInTimerTransaction
+  const key = Idempotency.normalizeKey(request.idempotencyKey)
+  if (combined === undefined || Option.isNone(key)) {
+    return Effect.flatMap(authenticateWith(services, request, "timers:write"), (principal) =>
+      run(principal, (body) => store.withTimerTransaction(scopeOf(principal), body)))
+  }
+  return Either.match(Authentication.presentedDigest(services, request), {
+    onLeft: Effect.fail,
+    onRight: (digest) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        combined(
+          { digest, now, policy: settings.rateLimit },
+          { idempotencyKey: key.value, ...expected },
+          (found, tx) =>
+            Effect.flatMap(
+              Authentication.admit(services, found, now, "timers:write"),
+              (principal) => run(principal, (body) => body(tx))
+            )
+        ))
+  })
+}
+
+/** A string member of a JSON object body, as sent (a guess of what decoding will give; the store checks it). */
+const rawMember = (request: ApiRequest, name: string): string | undefined => {
+  const body = request.body
+  if (body?._tag !== "Json" || typeof body.value !== "object" || body.value === null) return undefined
+  const value = (body.value as Readonly<Record<string, unknown>>)[name]
+  return typeof value === "string" ? value.toLowerCase() : undefined
+}
+
 /**
  * Checks 7 and 8 inside one timer transaction: replay or conflict, then the business step, whose changes commit
  * together with the stored response.
  */
 const mutate = <E>(
   services: Authentication.Services,
-  principal: Authentication.Principal,
+  transaction: InTransaction,
   key: string,
   input: Idempotency.Input,
   query: { readonly entryId?: string; readonly projectId?: string },
@@ -218,9 +268,9 @@ const mutate = <E>(
     E
   >
 ): Effect.Effect<TimerMutation, E | IdempotencyConflict | StoreError> => {
-  const { settings, store } = services
+  const { settings } = services
   const fingerprint = Idempotency.fingerprintWith(services.hashing, input)
-  return store.withTimerTransaction(scopeOf(principal), (tx) =>
+  return transaction((tx) =>
       Effect.gen(function*() {
         const snapshot = yield* tx.read({ idempotencyKey: key, ...query })
         const now = yield* Clock.currentTimeMillis
@@ -265,8 +315,8 @@ const mutate = <E>(
  */
 export const startTimer = (request: ApiRequest) =>
   withServices((services) =>
+  timerScope(services, request, { projectId: rawMember(request, "projectId") }, (principal, transaction) =>
   Effect.gen(function*() {
-    const principal = yield* authenticateWith(services, request, "timers:write")
     const key = yield* requireIdempotencyKey(request)
     yield* decodeQuery(request.query, NoQuery)
     const body = yield* decodeBody(request.body, StartTimerBody)
@@ -275,7 +325,7 @@ export const startTimer = (request: ApiRequest) =>
     const projectId = body.projectId.toLowerCase()
     return yield* mutate<ProjectNotFound>(
       services,
-      principal,
+      transaction,
       key,
       { operation: "startTimer", path: {}, body: raw },
       { projectId },
@@ -304,7 +354,7 @@ export const startTimer = (request: ApiRequest) =>
           }
         )
     )
-  }))
+  })))
 
 /**
  * `POST /timers/{timerId}/stop`: completes the caller's active entry; idempotent under its `Idempotency-Key`. Answers
@@ -314,14 +364,14 @@ export const startTimer = (request: ApiRequest) =>
  */
 export const stopTimer = (request: ApiRequest) =>
   withServices((services) =>
+  timerScope(services, request, { entryId: request.path?.["timerId"]?.toLowerCase() }, (_principal, transaction) =>
   Effect.gen(function*() {
-    const principal = yield* authenticateWith(services, request, "timers:write")
     const key = yield* requireIdempotencyKey(request)
     yield* decodeQuery(request.query, NoQuery)
     const timerId = (yield* decodePathParam(request.path, "timerId", Uuid)).toLowerCase()
     return yield* mutate<TimerNotFound | TimerAlreadyStopped | TimerVoided>(
       services,
-      principal,
+      transaction,
       key,
       { operation: "stopTimer", path: { timerId }, body: undefined },
       { entryId: timerId },
@@ -331,7 +381,7 @@ export const stopTimer = (request: ApiRequest) =>
           onRight: (finish) => Effect.succeed({ finish, response: { timer: null, stoppedTimerId: finish.id } })
         })
     )
-  }))
+  })))
 
 // ---------------------------------------------------------------------------------------------------------------------
 // History

@@ -2,7 +2,8 @@
  * A `Store` decorator that measures every port call (duration and failures), wraps each in a child span when tracing
  * is on, and counts the domain events the store decides: rate-limit rejections (from `authenticate`), and, from what each timer
  * transaction read and wrote, timer starts and stops, idempotent replays and conflicts. Independent of the transport:
- * whatever calls the store through it is observed.
+ * whatever calls the store through it is observed. The optional `authenticateInTimerTransaction` is left out, so the
+ * core takes `authenticate` and `withTimerTransaction` as two steps, each with its own span and measurements.
  *
  * @since 0.1.0
  */

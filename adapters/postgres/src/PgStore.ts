@@ -21,7 +21,7 @@ import * as Migrations from "./internal/Migrations.js"
 import * as Queries from "./internal/Queries.js"
 import type { Compiled } from "./internal/Sql.js"
 import * as Rows from "./internal/Rows.js"
-import { withTimerTransaction } from "./internal/TimerTransaction.js"
+import { authenticated, withAuthenticatedTimerTransaction, withTimerTransaction } from "./internal/TimerTransaction.js"
 
 /**
  * How to reach the database and how patient to be with it.
@@ -134,9 +134,7 @@ const open = (options: Options) =>
       authenticate: (digest, now, policy, along) =>
         Effect.map(
           rows("authenticating a key", Queries.authenticate(digest, now, policy, along), (row) =>
-            along === undefined
-              ? { key: Rows.key(row), accepted: row["accepted"] === true }
-              : { key: Rows.key(row), accepted: row["accepted"] === true, activeEntry: Rows.activeEntry(row) }),
+            along === undefined ? authenticated(row) : { ...authenticated(row), activeEntry: Rows.activeEntry(row) }),
           (found) => Option.fromNullable(found[0])
         ),
 
@@ -163,6 +161,7 @@ const open = (options: Options) =>
           : rows("listing entries", Queries.listEntries(scope, entries), Rows.entry),
 
       withTimerTransaction: withTimerTransaction(pool),
+      authenticateInTimerTransaction: withAuthenticatedTimerTransaction(pool),
 
       admin: AdminStore.make(pool, poolSettings)
     }

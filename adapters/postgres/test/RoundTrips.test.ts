@@ -123,6 +123,9 @@ describe("round trips", () => {
         yield* measure("any operation (429)", Operations.getActiveTimer(as(keys.member)).pipe(
           Effect.provideService(Settings.Settings, { ...Settings.defaults, rateLimit: { limit: 0, windowMillis: 1000 } })
         ))
+        yield* measure("POST /timers/start (401, unknown key)", Operations.startTimer(start(ApiKey.generate(), "f", { projectId: ids.website })))
+        yield* measure("POST /timers/start (403 INSUFFICIENT_SCOPE)", Operations.startTimer(start(keys.readOnly, "g", { projectId: ids.website })))
+        yield* measure("POST /timers/start (400, no Idempotency-Key)", Operations.startTimer(as(keys.owner, { body: Request.json({ projectId: ids.website }) })))
         yield* measure("Fixture.load (stint seed)", Fixture.load({ workspaces: [{ id: randomUUID(), name: "S" }] }))
         yield* measure("Admin.voidEntry", Admin.voidEntry(firstId))
 
@@ -153,13 +156,13 @@ describe("round trips", () => {
           "GET /projects": 2,
           "POST /projects": 2,
           "GET /timer": 1,
-          "POST /timers/start": 3,
-          "POST /timers/start (completing the running timer)": 3,
-          "POST /timers/start (replay)": 3,
-          "POST /timers/start (409 IDEMPOTENCY_CONFLICT)": 3,
-          "POST /timers/start (404 PROJECT_NOT_FOUND)": 3,
-          "POST /timers/{id}/stop (409 TIMER_ALREADY_STOPPED)": 3,
-          "POST /timers/{id}/stop": 3,
+          "POST /timers/start": 2,
+          "POST /timers/start (completing the running timer)": 2,
+          "POST /timers/start (replay)": 2,
+          "POST /timers/start (409 IDEMPOTENCY_CONFLICT)": 2,
+          "POST /timers/start (404 PROJECT_NOT_FOUND)": 2,
+          "POST /timers/{id}/stop (409 TIMER_ALREADY_STOPPED)": 2,
+          "POST /timers/{id}/stop": 2,
           "GET /time-entries (first page)": 2,
           "GET /time-entries (next page)": 2,
           "any operation (401, unknown key)": 1,
@@ -167,6 +170,10 @@ describe("round trips", () => {
           "any operation (403 INSUFFICIENT_SCOPE)": 1,
           "any operation (400 INVALID_REQUEST)": 1,
           "any operation (429)": 1,
+          // Authentication travels with the transaction's first round trip: a refused key costs its COMMIT too.
+          "POST /timers/start (401, unknown key)": 2,
+          "POST /timers/start (403 INSUFFICIENT_SCOPE)": 2,
+          "POST /timers/start (400, no Idempotency-Key)": 1,
           "Fixture.load (stint seed)": 2,
           "Admin.voidEntry": 3
         })

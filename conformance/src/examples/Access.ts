@@ -162,6 +162,36 @@ export const register = (h: Harness): void => {
       expectError(yield* stack.call("listClients", as(key)), "API_KEY_RATE_LIMITED")
     })
   )
+
+  h.check("counts starts and stops refused after authentication (403, 400, 404, 409) like any other request", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      // A store that authenticates inside the timer transaction must keep the count when the transaction does nothing.
+      for (let i = 0; i < 20; i++) {
+        const start = (body: unknown, idempotencyKey: string = World.newId()) =>
+          stack.call("startTimer", as(world.keys.member, { idempotencyKey, body: json(body) }))
+        expectError(yield* start({ projectId: World.newId() }), "PROJECT_NOT_FOUND")
+        expectError(yield* start({ projectId: 1 }), "INVALID_REQUEST")
+        expectError(
+          yield* stack.call("stopTimer", as(world.keys.member, { idempotencyKey: World.newId(), path: { timerId: World.newId() } })),
+          "TIMER_NOT_FOUND"
+        )
+        const key = World.newId()
+        expectSuccess(yield* start({ projectId: world.projects.website }, key), "startTimer")
+        expectError(yield* start({ projectId: world.projects.app }, key), "IDEMPOTENCY_CONFLICT")
+        expectError(
+          yield* stack.call("startTimer", as(world.keys.readOnly, { idempotencyKey: World.newId(), body: json({ projectId: world.projects.website }) })),
+          "INSUFFICIENT_SCOPE"
+        )
+      }
+      // 100 requests of the member's key so far: 20 more fit, then 429.
+      yield* spend(stack, world.keys.member, 20)
+      expectError(yield* stack.call("startTimer", as(world.keys.member, validInput("startTimer", world))), "API_KEY_RATE_LIMITED")
+      // 20 of the read-only key: 100 more fit.
+      yield* spend(stack, world.keys.readOnly, 100)
+      expectError(yield* stack.call("listClients", as(world.keys.readOnly)), "API_KEY_RATE_LIMITED")
+    })
+  )
 }
 
 /**

@@ -2,16 +2,29 @@
  * Passes `Store.authenticate` its read along (`Store.ReadAlong`) on every other call only. The core takes the answer
  * of a store that reads along instead of calling `findActiveEntry`, so without this a store that reads along would
  * never have `findActiveEntry` exercised by the public operations; a store that does not read along is unaffected.
- * With the alternation every check sees both paths.
+ * The same for `Store.authenticateInTimerTransaction`: without the alternation, a store that has it would never
+ * have its `authenticate` then `withTimerTransaction` exercised by starts and stops. With the alternation every check
+ * sees both paths.
  */
 import type { Store } from "@stint/core"
 
-/** The same store, its `authenticate` asked to read along on every other call. */
+/**
+ * The same store, its `authenticate` asked to read along on every other call, and its
+ * `authenticateInTimerTransaction` (if it has one) offered to every other timer mutation: the core asks for it once
+ * per start or stop, and takes the two usual steps when it is absent.
+ */
 export const readAlong = (store: Store.Store["Type"]): Store.Store["Type"] => {
   let calls = 0
-  return {
+  let mutations = 0
+  const alternated: Store.Store["Type"] = {
     ...store,
     authenticate: (digest, now, policy, along) =>
       store.authenticate(digest, now, policy, along !== undefined && calls++ % 2 === 1 ? undefined : along)
   }
+  const combined = store.authenticateInTimerTransaction
+  if (combined === undefined) return alternated
+  return Object.defineProperty(alternated, "authenticateInTimerTransaction", {
+    enumerable: true,
+    get: () => mutations++ % 2 === 0 ? combined : undefined
+  })
 }

@@ -31,8 +31,9 @@ export const make = <R, E>(
   Effect.gen(function*() {
     const context = yield* Layer.build(layer)
     // Pauses between each timer transaction's read and write, so that a missing lock cannot hide; reads along with
-    // authentication on every other request only, so that both ways of reading are checked.
-    const store = Widen.widen(Alternate.readAlong(Context.get(context, Store.Store)))
+    // authentication, and authenticates inside timer transactions, on every other request only, so that both ways
+    // are checked.
+    const store = Alternate.readAlong(Widen.widen(Context.get(context, Store.Store)))
     const manual = ManualClock.make()
     // The spec's policies: the kit's checks and its model assume them.
     const settings = Settings.defaults

@@ -10,9 +10,20 @@ import * as Random from "effect/Random"
 
 const pause = Effect.flatMap(Random.nextIntBetween(0, 3), (ms) => Effect.sleep(Duration.millis(ms)))
 
-/** The same store, with a pause after every timer-transaction read. */
-export const widen = (store: Store.Store["Type"]): Store.Store["Type"] => ({
-  ...store,
-  withTimerTransaction: (scope, body) =>
-    store.withTimerTransaction(scope, (tx) => body({ ...tx, read: (query) => Effect.zipLeft(tx.read(query), pause) }))
+const widened = (tx: Store.TimerTransaction): Store.TimerTransaction => ({
+  ...tx,
+  read: (query) => Effect.zipLeft(tx.read(query), pause)
 })
+
+/** The same store, with a pause after every timer-transaction read (in either kind of timer transaction). */
+export const widen = (store: Store.Store["Type"]): Store.Store["Type"] => {
+  const combined = store.authenticateInTimerTransaction
+  return {
+    ...store,
+    withTimerTransaction: (scope, body) => store.withTimerTransaction(scope, (tx) => body(widened(tx))),
+    ...(combined === undefined ? {} : {
+      authenticateInTimerTransaction: (authentication, expected, body) =>
+        combined(authentication, expected, (found, tx) => body(found, widened(tx)))
+    })
+  }
+}

@@ -141,3 +141,49 @@ export const alongCorrect = readingAlong((store, scope) =>
 
 /** Reads the active entry along with authentication from a stale view: never any running timer. */
 export const alongMissesActive = readingAlong(() => Effect.succeed({ activeEntry: Option.none() }))
+
+/** The transaction handed to `authenticateInTimerTransaction`'s body when no key was found: it must not be used. */
+const unusable: Store.TimerTransaction = {
+  read: () => Effect.dieMessage("a timer read without an authenticated key"),
+  write: () => Effect.dieMessage("a timer write without an authenticated key")
+}
+
+const sameQuery = (a: Store.TimerQuery, b: Store.TimerQuery) =>
+  a.idempotencyKey === b.idempotencyKey && a.entryId === b.entryId && a.projectId === b.projectId
+
+/**
+ * `Store.authenticateInTimerTransaction` for the memory store, the body's read of `expected` answered by `early`'s
+ * snapshot (run with the transaction it is given), if any.
+ */
+const combined = (
+  early?: (
+    store: StoreShape,
+    scope: Records.UserScope,
+    expected: Store.TimerQuery
+  ) => Effect.Effect<Store.TimerSnapshot, Errors.StoreError>
+) =>
+  broken((store) => ({
+    authenticateInTimerTransaction: (authentication, expected, body) =>
+      Effect.flatMap(store.authenticate(authentication.digest, authentication.now, authentication.policy), (found) => {
+        if (Option.isNone(found)) return body(found, unusable)
+        const scope = { workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }
+        const run = (snapshot: Store.TimerSnapshot | undefined) =>
+          store.withTimerTransaction(scope, (tx) =>
+            body(found, {
+              ...tx,
+              read: (query) => snapshot !== undefined && sameQuery(query, expected) ? Effect.succeed(snapshot) : tx.read(query)
+            }))
+        return early === undefined ? run(undefined) : Effect.flatMap(early(store, scope, expected), run)
+      })
+  }))
+
+/** Authenticates, then runs the body in the found key's timer transaction: correct. Not broken. */
+export const combinedCorrect = combined()
+
+/**
+ * Reads what the body will read before taking the lock (in a transaction of its own, then a millisecond, the round
+ * trip of a real store, before the lock), and answers with that.
+ */
+export const combinedReadsBeforeLock = combined((store, scope, expected) =>
+  Effect.zipLeft(store.withTimerTransaction(scope, (tx) => tx.read(expected)), Effect.sleep("1 millis"))
+)

@@ -3,13 +3,21 @@
  * decides; its one write goes out together with COMMIT (ROLLBACK when the body fails). Two round trips for a start or
  * a stop, whatever the outcome. A serialization failure or deadlock reruns the whole transaction, body included.
  */
-import type { StoreError } from "@stint/core/Errors"
+import { StoreError } from "@stint/core/Errors"
 import type { UserScope } from "@stint/core/Records"
-import type { TimerChanges, TimerSnapshot, TimerTransaction } from "@stint/core/Store"
+import type {
+  Authenticated,
+  TimerAuthentication,
+  TimerChanges,
+  TimerQuery,
+  TimerSnapshot,
+  TimerTransaction
+} from "@stint/core/Store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type pg from "pg"
 import { retryTransient } from "./Failure.js"
+import * as Queries from "./Queries.js"
 import * as Rows from "./Rows.js"
 import * as TimerStatements from "./TimerStatements.js"
 import * as Transaction from "./Transaction.js"
@@ -50,3 +58,52 @@ export const withTimerTransaction = (pool: pg.Pool) =>
       const write = pending === undefined ? undefined : TimerStatements.write(scope, pending)
       return { result, commitWith: write === undefined ? [] : [write] }
     })))
+
+const sameQuery = (a: TimerQuery, b: TimerQuery): boolean =>
+  a.idempotencyKey === b.idempotencyKey && a.entryId === b.entryId && a.projectId === b.projectId
+
+/** A row of `Queries.authenticate` (without a read along). */
+export const authenticated = (row: Rows.Row): Authenticated => ({ key: Rows.key(row), accepted: row["accepted"] === true })
+
+/**
+ * `Store.authenticateInTimerTransaction`: BEGIN, the authentication statement, the lock of the found key's scope and
+ * the read of `expected` for that scope go out together, so a start or a stop costs two round trips (the write goes
+ * with COMMIT) and one commit. When `body` fails, the transaction commits anyway: nothing of `body` was written (its
+ * write waits for COMMIT), and the authentication's rate-limit count must stay.
+ */
+export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
+<A, E, R>(
+  authentication: TimerAuthentication,
+  expected: TimerQuery,
+  body: (found: Option.Option<Authenticated>, tx: TimerTransaction) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | StoreError, R> =>
+  retryTransient(Transaction.run(pool, "timer transaction", [], (send) =>
+    Effect.gen(function*() {
+      const { digest, now, policy } = authentication
+      const [keyRows = [], , readRows = []] = yield* send([
+        Queries.authenticate(digest, now, policy),
+        TimerStatements.lockByDigest(digest),
+        TimerStatements.readByDigest(digest, expected)
+      ])
+      const found = Option.fromNullable((yield* Rows.each("authenticating a key", keyRows, authenticated))[0])
+      let pending: TimerChanges | undefined
+      const tx: TimerTransaction = {
+        read: (query) =>
+          sameQuery(query, expected)
+            ? snapshot([readRows])
+            : Option.match(found, {
+              onNone: () => Effect.fail(new StoreError({ message: "a timer read without an authenticated key" })),
+              onSome: ({ key }) =>
+                Effect.flatMap(send([TimerStatements.read({ workspaceId: key.workspaceId, userId: key.userId }, query)]), snapshot)
+            }),
+        write: (changes) =>
+          Effect.sync(() => {
+            pending = changes
+          })
+      }
+      const result = yield* body(found, tx)
+      const write = Option.isNone(found) || pending === undefined
+        ? undefined
+        : TimerStatements.write({ workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }, pending)
+      return { result, commitWith: write === undefined ? [] : [write] }
+    }), "commit"))

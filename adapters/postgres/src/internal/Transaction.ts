@@ -35,13 +35,16 @@ export interface Outcome<A> {
 }
 
 /**
- * Runs `body` in one transaction on one connection. `opening` is sent right after BEGIN, before anything else.
+ * Runs `body` in one transaction on one connection. `opening` is sent right after BEGIN, before anything else. When
+ * `body` fails, the transaction is rolled back, or with `onFailure: "commit"` committed (the statements `body` sent
+ * are kept, those it left for `commitWith` are not sent).
  */
 export const run = <A, E, R>(
   pool: pg.Pool,
   what: string,
   opening: ReadonlyArray<Compiled>,
-  body: (send: Send) => Effect.Effect<Outcome<A>, E, R>
+  body: (send: Send) => Effect.Effect<Outcome<A>, E, R>,
+  onFailure: "rollback" | "commit" = "rollback"
 ): Effect.Effect<A, E | StoreError, R> =>
   withConnection(pool, (connection: Connection, markBroken) =>
     Effect.uninterruptibleMask((restore) =>
@@ -66,7 +69,8 @@ export const run = <A, E, R>(
           return result
         }
         if (begun) {
-          const rolledBack = yield* Effect.exit(connection.send(what, [ROLLBACK]))
+          // `commit`: what the statements sent so far did is kept (a failed transaction's COMMIT still rolls back).
+          const rolledBack = yield* Effect.exit(connection.send(what, [onFailure === "commit" ? COMMIT : ROLLBACK]))
           if (Exit.isFailure(rolledBack)) markBroken(rolledBack.cause)
         }
         return yield* Effect.failCause(exit.cause)
