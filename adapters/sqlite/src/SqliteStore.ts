@@ -19,7 +19,7 @@ import { createProject, listClients, listProjects } from "./internal/catalog.js"
 import { open, orStoreError } from "./internal/database.js"
 import { findActive, listEntries } from "./internal/entries.js"
 import { migrate as runMigrations } from "./internal/migrations.js"
-import { withTimerTransaction } from "./internal/timers.js"
+import { timerTransactions } from "./internal/timers.js"
 
 /**
  * Where the database lives and how long to wait for another process's lock.
@@ -48,6 +48,7 @@ const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.
     const connection = yield* open(options)
     const sql = connection.sql
     yield* runMigrations(sql)
+    const timers = timerTransactions(connection)
     const store: Store["Type"] = {
       authenticate: authenticate(connection),
       cursorSecret: yield* makeCursorSecret(sql),
@@ -56,7 +57,8 @@ const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.
       createProject: createProject(sql),
       findActiveEntry: findActive(connection),
       listEntries: listEntries(connection),
-      withTimerTransaction: withTimerTransaction(connection),
+      withTimerTransaction: timers.withTimerTransaction,
+      authenticateInTimerTransaction: timers.authenticateInTimerTransaction,
       admin: makeAdmin(sql),
       ping: sql.unsafe("SELECT 1").pipe(orStoreError("ping"), Effect.asVoid)
     }

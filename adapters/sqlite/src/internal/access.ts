@@ -42,32 +42,35 @@ const acceptedTimes = (row: unknown): ReadonlyArray<number> => {
 }
 
 /**
- * `Store.authenticate`: under the write lock, the key and its membership; when the key authenticates at `now`, its
- * window is decided on by `RateLimit.decide` and stored back (times that left the window forgotten, an accepted
- * request remembered).
+ * `Store.authenticate`'s work, synchronous, for a transaction that holds the write lock: the key and its membership;
+ * when the key authenticates at `now`, its window is decided on by `RateLimit.decide` and stored back (times that left
+ * the window forgotten, an accepted request remembered).
  */
-export const authenticate = (connection: Connection) => {
+export const authenticator = (connection: Connection) => {
   const findKey = connection.prepare(KEY)
   const readWindow = connection.prepare(WINDOW)
   const saveWindow = connection.prepare(SAVE_WINDOW)
+  return (digest: string, now: number, policy: RateLimit.Policy): Option.Option<Authenticated> => {
+    const row = findKey.get(digest) as Record<string, unknown> | undefined
+    if (row === undefined) return Option.none()
+    const key = Records.key(row)
+    if (Option.isSome(ApiKey.refusal(key, now))) return Option.some({ key, accepted: false })
+    const before = acceptedTimes(readWindow.get(key.id))
+    const decision = RateLimit.decide(before, now, policy)
+    if (decision.accepted || decision.hits.length !== before.length) {
+      saveWindow.run(key.id, JSON.stringify(decision.hits))
+    }
+    return Option.some({ key, accepted: decision.accepted })
+  }
+}
+
+/** `Store.authenticate`: `authenticator`'s work in a `BEGIN IMMEDIATE` transaction of its own. */
+export const authenticate = (connection: Connection) => {
+  const authenticateNow = authenticator(connection)
   return (digest: string, now: number, policy: RateLimit.Policy): Effect.Effect<Option.Option<Authenticated>, StoreError> =>
     connection.transaction(
       "authenticating a key",
-      Effect.try({
-        try: (): Option.Option<Authenticated> => {
-          const row = findKey.get(digest) as Record<string, unknown> | undefined
-          if (row === undefined) return Option.none()
-          const key = Records.key(row)
-          if (Option.isSome(ApiKey.refusal(key, now))) return Option.some({ key, accepted: false })
-          const before = acceptedTimes(readWindow.get(key.id))
-          const decision = RateLimit.decide(before, now, policy)
-          if (decision.accepted || decision.hits.length !== before.length) {
-            saveWindow.run(key.id, JSON.stringify(decision.hits))
-          }
-          return Option.some({ key, accepted: decision.accepted })
-        },
-        catch: storeError("authenticating a key")
-      })
+      Effect.try({ try: () => authenticateNow(digest, now, policy), catch: storeError("authenticating a key") })
     )
 }
 

@@ -5,11 +5,20 @@
  * in the order finish, insert, move, idempotency record, pruning; any failure rolls everything back. Every statement
  * is prepared once on the connection.
  */
-import type { StoreError } from "@stint/core/Errors"
+import { StoreError } from "@stint/core/Errors"
 import type { UserScope } from "@stint/core/Records"
-import type { TimerChanges, TimerQuery, TimerSnapshot, TimerTransaction } from "@stint/core/Store"
+import type {
+  Authenticated,
+  TimerAuthentication,
+  TimerChanges,
+  TimerQuery,
+  TimerSnapshot,
+  TimerTransaction
+} from "@stint/core/Store"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import { authenticator } from "./access.js"
 import type { Connection } from "./connection.js"
 import { storeError } from "./database.js"
 import { activeOf, inScope } from "./entries.js"
@@ -48,8 +57,9 @@ const FORGET = `DELETE FROM idempotency_records WHERE created_at < ?`
 
 type Row = Record<string, unknown>
 
-/** `Store.withTimerTransaction` on SQLite. */
-export const withTimerTransaction = (connection: Connection) => {
+/** `Store.withTimerTransaction` and `Store.authenticateInTimerTransaction` on SQLite. */
+export const timerTransactions = (connection: Connection) => {
+  const authenticateNow = authenticator(connection)
   const idempotency = connection.prepare(IDEMPOTENCY)
   const target = connection.prepare(TARGET)
   const active = activeOf(connection)
@@ -110,21 +120,70 @@ export const withTimerTransaction = (connection: Connection) => {
     if (changes.forgetIdempotencyBefore !== undefined) forget.run(changes.forgetIdempotencyBefore)
   }
 
-  return <A, E, R>(
+  /** A transaction's `read` and `write` for `scope`; `write` keeps the changes for the commit. */
+  const transactionOf = (scope: UserScope) => {
+    const state: { pending: TimerChanges | undefined } = { pending: undefined }
+    const tx: TimerTransaction = {
+      read: (query) => Effect.try({ try: () => read(scope, query), catch: storeError("reading the timer snapshot") }),
+      write: (changes) =>
+        Effect.sync(() => {
+          state.pending = changes
+        })
+    }
+    return { tx, state }
+  }
+
+  const withTimerTransaction = <A, E, R>(
     scope: UserScope,
     body: (tx: TimerTransaction) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | StoreError, R> =>
     Effect.suspend(() => {
-      let pending: TimerChanges | undefined
-      const tx: TimerTransaction = {
-        read: (query) => Effect.try({ try: () => read(scope, query), catch: storeError("reading the timer snapshot") }),
-        write: (changes) =>
-          Effect.sync(() => {
-            pending = changes
-          })
-      }
+      const { state, tx } = transactionOf(scope)
       return connection.transaction("a timer transaction", body(tx), () => {
-        if (pending !== undefined) apply(scope, pending)
+        if (state.pending !== undefined) apply(scope, state.pending)
       })
     })
+
+  /**
+   * `Store.authenticateInTimerTransaction`: the authentication and the timer step in one `BEGIN IMMEDIATE`
+   * transaction, which holds the write lock and so every scope's lock. When `body` fails, the transaction still
+   * commits, with the authentication's rate-limit count and nothing of `body` (its write waits for success).
+   */
+  const authenticateInTimerTransaction = <A, E, R>(
+    authentication: TimerAuthentication,
+    _expected: TimerQuery,
+    body: (found: Option.Option<Authenticated>, tx: TimerTransaction) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | StoreError, R> =>
+    Effect.suspend(() => {
+      let scope: UserScope | undefined
+      let pending: TimerChanges | undefined
+      const step = Effect.flatMap(
+        Effect.try({
+          try: () => authenticateNow(authentication.digest, authentication.now, authentication.policy),
+          catch: storeError("authenticating a key")
+        }),
+        (found) => {
+          if (Option.isNone(found)) return Effect.either(body(found, unusable))
+          const ofScope = transactionOf({ workspaceId: found.value.key.workspaceId, userId: found.value.key.userId })
+          scope = { workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }
+          return Effect.either(Effect.tap(body(found, ofScope.tx), () => {
+            pending = ofScope.state.pending
+          }))
+        }
+      )
+      return Effect.flatMap(
+        connection.transaction("a timer transaction", step, (outcome) => {
+          if (Either.isRight(outcome) && scope !== undefined && pending !== undefined) apply(scope, pending)
+        }),
+        Either.match({ onLeft: Effect.fail, onRight: Effect.succeed })
+      )
+    })
+
+  return { withTimerTransaction, authenticateInTimerTransaction }
+}
+
+/** The transaction handed over when no key was found: the core never reads or writes with it. */
+const unusable: TimerTransaction = {
+  read: () => Effect.fail(new StoreError({ message: "SQLite: a timer read without an authenticated key" })),
+  write: () => Effect.fail(new StoreError({ message: "SQLite: a timer write without an authenticated key" }))
 }
