@@ -2,8 +2,8 @@
  * A `Store` decorator that measures every port call (duration and failures), wraps each in a child span when tracing
  * is on, and counts the domain events the store decides: rate-limit rejections (from `authenticate`), and, from what each timer
  * transaction read and wrote, timer starts and stops, idempotent replays and conflicts. Independent of the transport:
- * whatever calls the store through it is observed. The optional `authenticateInTimerTransaction` is left out, so the
- * core takes `authenticate` and `withTimerTransaction` as two steps, each with its own span and measurements.
+ * whatever calls the store through it is observed. A store's `authenticateInTimerTransaction` is one call with one
+ * span (`Store.authenticateInTimerTransaction`), counted like `authenticate` and `withTimerTransaction` together.
  *
  * @since 0.1.0
  */
@@ -175,50 +175,79 @@ export const make = (store: Shape, options: Options): Shape => {
   ) =>
   (...args: Args) => observe(method, f(...args))
 
-  const withTimerTransaction: Shape["withTimerTransaction"] = (scope, body) => {
+  /**
+   * What one timer transaction (either kind) read and wrote, for its metrics: its `tx` measured, and the domain events
+   * counted once it ends.
+   */
+  const timerObservation = () => {
     // One attempt starts with a read; an adapter that retries a transaction runs `body` again.
     let sawRecord = false
     let wrote: Store.TimerChanges | undefined
-    const transaction = store.withTimerTransaction(scope, (tx) =>
-      body({
-        read: (query) =>
-          // Measured, not traced: the transaction's span covers them.
-          Effect.tap(observe("timerTransaction.read", tx.read(query), false), (snapshot) => {
-            sawRecord = query.idempotencyKey !== undefined && Option.isSome(snapshot.idempotency)
-            wrote = undefined
-          }),
-        write: (changes) => Effect.tap(observe("timerTransaction.write", tx.write(changes), false), () => {
-          wrote = changes
-        })
-      }))
-    const observed = observe("withTimerTransaction", transaction)
-    return options.metrics
-      ? Effect.onExit(observed, (exit) =>
-        Effect.sync(() => {
-          if (Exit.isSuccess(exit)) {
-            if (wrote !== undefined) {
-              if (wrote.insert !== undefined) Metrics.timerStarts.unsafeUpdate(1, [])
-              if (wrote.finish !== undefined) {
-                Metrics.timerStops.unsafeUpdate(1, Metrics.labels(["status", wrote.finish.status]))
-              }
-            } else if (sawRecord) {
-              Metrics.idempotentReplays.unsafeUpdate(1, [])
-            }
-          } else if (failureTag(exit.cause) === "IdempotencyConflict") {
-            Metrics.idempotencyConflicts.unsafeUpdate(1, [])
+    const observed = (tx: Store.TimerTransaction): Store.TimerTransaction => ({
+      read: (query) =>
+        // Measured, not traced: the transaction's span covers them.
+        Effect.tap(observe("timerTransaction.read", tx.read(query), false), (snapshot) => {
+          sawRecord = query.idempotencyKey !== undefined && Option.isSome(snapshot.idempotency)
+          wrote = undefined
+        }),
+      write: (changes) => Effect.tap(observe("timerTransaction.write", tx.write(changes), false), () => {
+        wrote = changes
+      })
+    })
+    const count = (exit: Exit.Exit<unknown, unknown>) => {
+      if (Exit.isSuccess(exit)) {
+        if (wrote !== undefined) {
+          if (wrote.insert !== undefined) Metrics.timerStarts.unsafeUpdate(1, [])
+          if (wrote.finish !== undefined) {
+            Metrics.timerStops.unsafeUpdate(1, Metrics.labels(["status", wrote.finish.status]))
           }
-        }))
-      : observed
+        } else if (sawRecord) {
+          Metrics.idempotentReplays.unsafeUpdate(1, [])
+        }
+      } else if (failureTag(exit.cause) === "IdempotencyConflict") {
+        Metrics.idempotencyConflicts.unsafeUpdate(1, [])
+      }
+    }
+    return { observed, count }
   }
+
+  const withTimerTransaction: Shape["withTimerTransaction"] = (scope, body) => {
+    const timer = timerObservation()
+    const observed = observe("withTimerTransaction", store.withTimerTransaction(scope, (tx) => body(timer.observed(tx))))
+    return options.metrics ? Effect.onExit(observed, (exit) => Effect.sync(() => timer.count(exit))) : observed
+  }
+
+  /** Refused by the rate limit: a key that authenticates at `now` whose request was not accepted. */
+  const rateLimited = (found: Option.Option<Store.Authenticated>, now: number): boolean =>
+    Option.isSome(found) && !found.value.accepted && Option.isNone(ApiKey.refusal(found.value.key, now))
+
+  const combined = store.authenticateInTimerTransaction
+  const authenticateInTimerTransaction: Shape["authenticateInTimerTransaction"] = combined === undefined
+    ? undefined
+    : (authentication, expected, body) => {
+      const timer = timerObservation()
+      let refused = false
+      const observed = observe(
+        "authenticateInTimerTransaction",
+        combined(authentication, expected, (found, tx) => {
+          refused = rateLimited(found, authentication.now)
+          return body(found, timer.observed(tx))
+        })
+      )
+      return options.metrics
+        ? Effect.onExit(observed, (exit) =>
+          Effect.sync(() => {
+            if (refused) Metrics.rateLimitRejections.unsafeUpdate(1, [])
+            timer.count(exit)
+          }))
+        : observed
+    }
 
   const authenticate: Shape["authenticate"] = (digest, now, policy, along) => {
     const observed = observe("authenticate", store.authenticate(digest, now, policy, along))
     return options.metrics
       ? Effect.tap(observed, (found) => {
-        // Refused by the rate limit: a key that authenticates at `now` whose request was not accepted.
-        if (Option.isSome(found) && !found.value.accepted && Option.isNone(ApiKey.refusal(found.value.key, now))) {
-          Metrics.rateLimitRejections.unsafeUpdate(1, [])
-        }
+        if (rateLimited(found, now)) Metrics.rateLimitRejections.unsafeUpdate(1, [])
       })
       : observed
   }
@@ -234,6 +263,7 @@ export const make = (store: Shape, options: Options): Shape => {
     findActiveEntry: call("findActiveEntry", store.findActiveEntry),
     listEntries: call("listEntries", store.listEntries),
     withTimerTransaction,
+    ...(authenticateInTimerTransaction === undefined ? {} : { authenticateInTimerTransaction }),
     admin: {
       hasWorkspaces: observe("admin.hasWorkspaces", admin.hasWorkspaces),
       lookup: call("admin.lookup", admin.lookup),

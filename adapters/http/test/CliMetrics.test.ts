@@ -60,7 +60,7 @@ const requests = (method: string, route: string, status: number, code = "none") 
   PromText.sample("stint_http_requests_total", { code, method, route, status: String(status) })
 
 describe("the metrics listener", () => {
-  it("counts a 201, a start, its replay, a 409 and a 429 exactly, and the public port has no /metrics", async () => {
+  it("counts a 201, a start, its replay, a 409 and two 429s exactly, and the public port has no /metrics", async () => {
     const server = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded()], {
       env: { STINT_RATE_LIMIT: "5", STINT_RATE_WINDOW_SECONDS: "600" }
     })
@@ -85,8 +85,9 @@ describe("the metrics listener", () => {
     })
     expect(conflict.status).toBe(409)
     expect((await api(server, "GET", "/timer")).status).toBe(200)
-    // The sixth request of the key within the window of 5.
+    // The sixth request of the key within the window of 5, and a seventh: a start, refused inside its transaction.
     expect((await api(server, "GET", "/timer")).status).toBe(429)
+    expect((await api(server, "POST", "/timers/start", { idempotencyKey: "m-2", json: startBody })).status).toBe(429)
 
     // Not on the API's port: the spec's 404.
     const publicMetrics = await fetch(`${server.url}/metrics`)
@@ -105,22 +106,26 @@ describe("the metrics listener", () => {
       [requests("POST", "/api/v1/projects", 201)]: 1,
       [requests("POST", "/api/v1/timers/start", 200)]: 2,
       [requests("POST", "/api/v1/timers/start", 409, "IDEMPOTENCY_CONFLICT")]: 1,
+      [requests("POST", "/api/v1/timers/start", 429, "API_KEY_RATE_LIMITED")]: 1,
       [requests("GET", "/api/v1/timer", 200)]: 1,
       [requests("GET", "/api/v1/timer", 429, "API_KEY_RATE_LIMITED")]: 1,
       [requests("GET", "none", 404, "NOT_FOUND")]: 1,
       [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/projects" })]: 1,
-      [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/timers/start" })]: 3,
+      [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/timers/start" })]: 4,
       [PromText.sample("stint_http_request_duration_seconds_count", { route: "/api/v1/timer" })]: 2,
       [PromText.sample("stint_http_request_duration_seconds_count", { route: "none" })]: 1,
-      [PromText.sample("stint_rate_limit_rejections_total")]: 1,
+      [PromText.sample("stint_rate_limit_rejections_total")]: 2,
       [PromText.sample("stint_idempotent_replays_total")]: 1,
       [PromText.sample("stint_idempotency_conflicts_total")]: 1,
       [PromText.sample("stint_timer_starts_total")]: 1
     })
-    // Each request checked its key and counted against the limit in one store call, the 429 included.
-    expect(counters[PromText.sample("stint_store_call_duration_seconds_count", { method: "authenticate" })]).toBe(6)
+    // Each request checked its key and counted against the limit in one store call, the 429 included; SQLite
+    // authenticates the starts inside their timer transaction (one call each), the others on their own.
+    expect(counters[PromText.sample("stint_store_call_duration_seconds_count", { method: "authenticate" })]).toBe(3)
+    expect(counters[PromText.sample("stint_store_call_duration_seconds_count", { method: "authenticateInTimerTransaction" })])
+      .toBe(4)
     expect(counters[PromText.sample("stint_store_call_duration_seconds_count", { method: "withTimerTransaction" })])
-      .toBe(3)
+      .toBeUndefined()
     // Process metrics; no pool on SQLite.
     expect(after.get(PromText.sample("process_resident_memory_bytes"))).toBeGreaterThan(10_000_000)
     expect(after.get(PromText.sample("nodejs_eventloop_lag_seconds", { stat: "p99" }))).toBeGreaterThanOrEqual(0)

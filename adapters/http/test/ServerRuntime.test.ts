@@ -76,7 +76,9 @@ for (const store of stores) {
       withServer(store, {
         store: faulty(() => ({
           findActiveEntry: () => Effect.die(new Error("kaboom in secret module")),
-          withTimerTransaction: () => Effect.die(new TypeError("cannot read secret of undefined"))
+          withTimerTransaction: () => Effect.die(new TypeError("cannot read secret of undefined")),
+          // A store that authenticates inside the timer transaction (SQLite does) starts timers there.
+          authenticateInTimerTransaction: () => Effect.die(new TypeError("cannot read secret of undefined"))
         }))
       })(async (h) => {
         const timer = await h.api("GET", "/api/v1/timer", { key: keys.member })
@@ -91,7 +93,10 @@ for (const store of stores) {
 
     it("every operation answers 500 when the key lookup fails", () =>
       withServer(store, {
-        store: faulty(() => ({ authenticate: () => Effect.fail(new Errors.StoreError({ message: SECRET })) }))
+        store: faulty(() => ({
+          authenticate: () => Effect.fail(new Errors.StoreError({ message: SECRET })),
+          authenticateInTimerTransaction: () => Effect.fail(new Errors.StoreError({ message: SECRET }))
+        }))
       })(async (h) => {
         const calls = [
           h.api("GET", "/api/v1/clients", { key: keys.member }),
