@@ -209,8 +209,8 @@ type InTransaction = <A, E>(body: (tx: TimerTransaction) => Effect.Effect<A, E>)
  * Checks 2 to 4 for `timers:write`, then `run` with the principal and its timer transaction. A store that can
  * authenticate inside the timer transaction (`Store.authenticateInTimerTransaction`) does both in one step, and `run`'s
  * own checks (5 and 6) then run inside it; `expected` is what the transaction will read (the `Idempotency-Key` and the
- * raw ids of the request, so that the store can read it in the same step). Without the key, a store without the
- * method, or a request whose key is missing (a 400 after the checks of the key), the two usual steps.
+ * raw ids of the request, so that the store can read it in the same step). A store without the method, or a request
+ * without a usable `Idempotency-Key` (a 400 once checks 2 to 4 have passed), takes the two usual steps.
  */
 const timerScope = <A, E>(
   services: Authentication.Services,
