@@ -86,15 +86,16 @@ export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
         TimerStatements.readByDigest(digest, expected)
       ])
       const found = Option.fromNullable((yield* Rows.each("authenticating a key", keyRows, authenticated))[0])
+      // The scope whose lock the transaction holds: the found key's.
+      const scope = Option.map(found, ({ key }): UserScope => ({ workspaceId: key.workspaceId, userId: key.userId }))
       let pending: TimerChanges | undefined
       const tx: TimerTransaction = {
         read: (query) =>
           sameQuery(query, expected)
             ? snapshot([readRows])
-            : Option.match(found, {
+            : Option.match(scope, {
               onNone: () => Effect.fail(new StoreError({ message: "a timer read without an authenticated key" })),
-              onSome: ({ key }) =>
-                Effect.flatMap(send([TimerStatements.read({ workspaceId: key.workspaceId, userId: key.userId }, query)]), snapshot)
+              onSome: (scope) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot)
             }),
         write: (changes) =>
           Effect.sync(() => {
@@ -102,8 +103,6 @@ export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
           })
       }
       const result = yield* body(found, tx)
-      const write = Option.isNone(found) || pending === undefined
-        ? undefined
-        : TimerStatements.write({ workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }, pending)
+      const write = Option.isNone(scope) || pending === undefined ? undefined : TimerStatements.write(scope.value, pending)
       return { result, commitWith: write === undefined ? [] : [write] }
     }), "commit"))

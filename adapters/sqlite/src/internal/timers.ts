@@ -130,7 +130,7 @@ export const timerTransactions = (connection: Connection) => {
           state.pending = changes
         })
     }
-    return { tx, state }
+    return { scope, tx, state }
   }
 
   const withTimerTransaction = <A, E, R>(
@@ -155,25 +155,23 @@ export const timerTransactions = (connection: Connection) => {
     body: (found: Option.Option<Authenticated>, tx: TimerTransaction) => Effect.Effect<A, E, R>
   ): Effect.Effect<A, E | StoreError, R> =>
     Effect.suspend(() => {
-      let scope: UserScope | undefined
-      let pending: TimerChanges | undefined
+      // The found key's transaction; its write is applied only when `body` succeeds.
+      let open: ReturnType<typeof transactionOf> | undefined
       const step = Effect.flatMap(
         Effect.try({
           try: () => authenticateNow(authentication.digest, authentication.now, authentication.policy),
           catch: storeError("authenticating a key")
         }),
         (found) => {
-          if (Option.isNone(found)) return Effect.either(body(found, unusable))
-          const ofScope = transactionOf({ workspaceId: found.value.key.workspaceId, userId: found.value.key.userId })
-          scope = { workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }
-          return Effect.either(Effect.tap(body(found, ofScope.tx), () => {
-            pending = ofScope.state.pending
-          }))
+          if (Option.isSome(found)) {
+            open = transactionOf({ workspaceId: found.value.key.workspaceId, userId: found.value.key.userId })
+          }
+          return Effect.either(body(found, open?.tx ?? unusable))
         }
       )
       return Effect.flatMap(
         connection.transaction("a timer transaction", step, (outcome) => {
-          if (Either.isRight(outcome) && scope !== undefined && pending !== undefined) apply(scope, pending)
+          if (Either.isRight(outcome) && open?.state.pending !== undefined) apply(open.scope, open.state.pending)
         }),
         Either.match({ onLeft: Effect.fail, onRight: Effect.succeed })
       )
