@@ -41,6 +41,10 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples"], [
     "examples: starts a timer with every field of the Timer resource"
   ]],
+  ["a page read along with authentication that ignores the cursor", CoreStack.make(Stores.alongIgnoresCursor, { backdoor }), ["examples", "laws"], [
+    "examples: walks every entry exactly once, newest first with ties broken by id, for any page size",
+    "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries"
+  ]],
   ["authentication inside the timer transaction with the read made before the lock", CoreStack.make(Stores.combinedReadsBeforeLock, { backdoor }), ["races"], [
     "races: concurrent starts and stops for one user never make two active entries and execute each key once"
   ]],

@@ -113,10 +113,35 @@ export const decodeWith = (
   binding: Binding,
   secret: Uint8Array
 ): Option.Option<Position> => {
+  const body = bodyOf(cursor)
+  if (body === undefined) return Option.none()
+  const token = body.token
+  if (!constantTimeEqual(mac(hashing, secret, token.subarray(0, PAYLOAD_BYTES), binding), token.subarray(PAYLOAD_BYTES))) {
+    return Option.none()
+  }
+  return Option.some(positionOf(token))
+}
+
+/**
+ * The position a well-formed cursor claims, unverified: `None` when it is not one. Nothing may trust it; the core
+ * only reads ahead with it (`Store.ReadAlong`), and uses that read once `decodeWith` has verified the same cursor.
+ *
+ * @since 0.2.0
+ */
+export const peek = (cursor: string): Option.Option<Position> => {
+  const body = bodyOf(cursor)
+  return body === undefined ? Option.none() : Option.some(positionOf(body.token))
+}
+
+/** The token of a well-formed cursor (right length and version), its MAC unchecked. */
+const bodyOf = (cursor: string): { readonly token: Uint8Array } | undefined => {
   const token = Base64Url.decode(cursor)
-  if (token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION) return Option.none()
-  const body = token.subarray(0, PAYLOAD_BYTES)
-  if (!constantTimeEqual(mac(hashing, secret, body, binding), token.subarray(PAYLOAD_BYTES))) return Option.none()
-  const view = new DataView(body.buffer, body.byteOffset, body.byteLength)
-  return Option.some({ startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(body.subarray(9)) })
+  return token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION
+    ? undefined
+    : { token }
+}
+
+const positionOf = (token: Uint8Array): Position => {
+  const view = new DataView(token.buffer, token.byteOffset, PAYLOAD_BYTES)
+  return { startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(token.subarray(9, PAYLOAD_BYTES)) }
 }

@@ -34,7 +34,7 @@ import * as Idempotency from "./Idempotency.js"
 import * as Ids from "./Ids.js"
 import * as FastGuard from "./internal/fastGuard.js"
 import type { EntryFinish, EntryRow, UserScope } from "./Records.js"
-import { type ApiRequest, decodeBody, decodePathParam, decodeQuery } from "./Request.js"
+import { type ApiRequest, decodeBody, decodePathParam, decodeQuery, decodeQueryEither } from "./Request.js"
 import {
   type ActiveTimerResponse,
   CreateProjectBody,
@@ -49,7 +49,7 @@ import {
   TimerMutationResponse,
   Uuid
 } from "./Schemas.js"
-import type { ReadAlong, TimerQuery, TimerSnapshot, TimerTransaction } from "./Store.js"
+import type { EntriesQuery, ReadAlong, TimerQuery, TimerSnapshot, TimerTransaction } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
 /** `getActiveTimer`'s read, done along with authentication by stores that can. */
@@ -398,14 +398,18 @@ export const DEFAULT_PAGE_SIZE = 20
 export const listTimeEntries = (request: ApiRequest) =>
   withServices((services) =>
   Effect.gen(function*() {
-    const principal = yield* authenticateWith(services, request, "timers:read")
-    const query = yield* decodeQuery(request.query, ListTimeEntriesQuery)
+    // The query is decoded ahead so that the store may read the page along with the authentication; an invalid one is
+    // refused only after the checks that come before it.
+    const decoded = decodeQueryEither(request.query, ListTimeEntriesQuery)
+    const ahead = Either.isRight(decoded) ? pageAhead(decoded.right) : undefined
+    const principal = yield* authenticateReading(services, request, "timers:read", ahead)
+    const query = yield* decoded
     const { hashing, store } = services
     const binding: Cursor.Binding = {
       keyId: principal.keyId,
       workspaceId: principal.workspaceId,
-      projectId: query.projectId?.toLowerCase() ?? null,
-      limit: query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
+      projectId: projectFilter(query),
+      limit: pageSize(query)
     }
     const secret = yield* store.cursorSecret
     let after: Cursor.Position | null = null
@@ -419,12 +423,10 @@ export const listTimeEntries = (request: ApiRequest) =>
       }
       after = position.value
     }
-    // One extra row decides whether another page exists.
-    const rows = yield* store.listEntries(scopeOf(principal), {
-      projectId: binding.projectId,
-      after,
-      limit: binding.limit + 1
-    })
+    const read = principal.read.entries
+    const rows = read !== undefined && ahead !== undefined && samePosition(ahead.query.after, after)
+      ? read
+      : yield* store.listEntries(scopeOf(principal), entriesQuery(query, after))
     const page = rows.slice(0, binding.limit)
     const last = page[page.length - 1]
     const nextCursor = rows.length > binding.limit && last !== undefined
@@ -433,3 +435,30 @@ export const listTimeEntries = (request: ApiRequest) =>
     const response: TimeEntriesPage = { entries: page.map(TimerRules.toTimeEntry), nextCursor }
     return response
   }))
+
+type PageQuery = typeof ListTimeEntriesQuery.Type
+
+const projectFilter = (query: PageQuery): string | null => query.projectId?.toLowerCase() ?? null
+
+const pageSize = (query: PageQuery): number =>
+  query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(query.limit)
+
+/** The store's query for a page after `after`: one extra row decides whether another page exists. */
+const entriesQuery = (query: PageQuery, after: Cursor.Position | null): EntriesQuery => ({
+  projectId: projectFilter(query),
+  after,
+  limit: pageSize(query) + 1
+})
+
+/**
+ * The page to read along with the authentication: the one the query asks for if its cursor is what it claims to be
+ * (checked once the key is known). `undefined` when the cursor is not even well-formed: the request will be refused.
+ */
+const pageAhead = (query: PageQuery): ReadAlong.EntriesPage | undefined => {
+  if (query.cursor === undefined) return { _tag: "EntriesPage", query: entriesQuery(query, null) }
+  const claimed = Cursor.peek(query.cursor)
+  return Option.isNone(claimed) ? undefined : { _tag: "EntriesPage", query: entriesQuery(query, claimed.value) }
+}
+
+const samePosition = (a: Cursor.Position | null, b: Cursor.Position | null): boolean =>
+  a === null || b === null ? a === b : a.startedAt === b.startedAt && a.id === b.id

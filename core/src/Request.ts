@@ -121,13 +121,24 @@ const shapeProblem = (problem: JsonShape.Problem): InvalidRequest => {
 export const decodeQuery = <A, I>(
   query: ApiRequest["query"],
   schema: Schema.Schema<A, I> & { readonly fields: Schema.Struct.Fields }
-): Effect.Effect<A, InvalidRequest> => {
+): Effect.Effect<A, InvalidRequest> => decodeQueryEither(query, schema)
+
+/**
+ * `decodeQuery`, its answer as a value: for an operation that looks at a valid query before its turn comes to
+ * refuse an invalid one (`Operations.listTimeEntries` reads ahead with it).
+ *
+ * @since 0.2.0
+ */
+export const decodeQueryEither = <A, I>(
+  query: ApiRequest["query"],
+  schema: Schema.Schema<A, I> & { readonly fields: Schema.Struct.Fields }
+): Either.Either<A, InvalidRequest> => {
   const allowed = Object.keys(schema.fields)
   const seen: Record<string, string> = {}
   for (const [name, value] of query ?? []) {
     if (!allowed.includes(name)) {
       const parameter = clip(name)
-      return Effect.fail(
+      return Either.left(
         new InvalidRequest({
           message: `Unknown query parameter "${parameter}".`,
           details: { parameter, reason: "unknown" }
@@ -135,7 +146,7 @@ export const decodeQuery = <A, I>(
       )
     }
     if (Object.hasOwn(seen, name)) {
-      return Effect.fail(
+      return Either.left(
         new InvalidRequest({
           message: `Query parameter "${name}" is repeated.`,
           details: { parameter: name, reason: "repeated" }
@@ -145,19 +156,14 @@ export const decodeQuery = <A, I>(
     seen[name] = value
   }
   // Valid input as the Schema would return it: no need to run its decoder (which words the problems otherwise).
-  if (FastGuard.of(schema as Schema.Schema<A, I, never>)?.(seen) === true) return Effect.succeed(seen as A)
-  return Either.match(decoderOf(queryDecoders, schema, { errors: "all" })(seen), {
-    onLeft: (error) => {
-      const found = issues(error)
-      const parameter = found[0]?.path ?? ""
-      return Effect.fail(
-        new InvalidRequest({
-          message: `Invalid query parameter "${parameter}".`,
-          details: { parameter, issues: found }
-        })
-      )
-    },
-    onRight: Effect.succeed
+  if (FastGuard.of(schema as Schema.Schema<A, I, never>)?.(seen) === true) return Either.right(seen as A)
+  return Either.mapLeft(decoderOf(queryDecoders, schema, { errors: "all" })(seen), (error) => {
+    const found = issues(error)
+    const parameter = found[0]?.path ?? ""
+    return new InvalidRequest({
+      message: `Invalid query parameter "${parameter}".`,
+      details: { parameter, issues: found }
+    })
   })
 }
 

@@ -212,16 +212,39 @@ export interface EntriesQuery {
 
 /**
  * A read `Store.authenticate` may do in the same step, for the found key's own scope (the key's user in the key's
- * workspace): its active entry (`GET /timer`). It saves the request a second store step (on PostgreSQL, a second
- * statement and round trip). The core uses the answer only once the request has passed every check, and asks the
- * ordinary way (`findActiveEntry`) when the store did not answer it.
- *
- * A page of history is not read this way: on PostgreSQL, the page in the authentication statement cost the server
- * about a third more than the second statement it saved (measured side by side under load).
+ * workspace): its active entry (`GET /timer`), or a page of its history (`GET /time-entries`). It saves the request a
+ * second store step (on PostgreSQL, a second round trip). The core uses the answer only once the request has passed
+ * every check, and asks the ordinary way (`findActiveEntry`, `listEntries`) when the store did not answer it. A store
+ * may answer either kind, both or neither.
  *
  * @since 0.1.0
  */
-export type ReadAlong = { readonly _tag: "ActiveEntry" }
+export type ReadAlong = ReadAlong.ActiveEntry | ReadAlong.EntriesPage
+
+/**
+ * @since 0.2.0
+ */
+export declare namespace ReadAlong {
+  /**
+   * The scope's active entry: what `findActiveEntry` answers.
+   *
+   * @since 0.2.0
+   */
+  export interface ActiveEntry {
+    readonly _tag: "ActiveEntry"
+  }
+  /**
+   * A page of the scope's history: what `listEntries` answers for `query`. The core asks for it before it has
+   * verified the request's cursor (the key is not known yet), and takes the answer only if the verified position is
+   * `query.after`.
+   *
+   * @since 0.2.0
+   */
+  export interface EntriesPage {
+    readonly _tag: "EntriesPage"
+    readonly query: EntriesQuery
+  }
+}
 
 /**
  * What `Store.authenticate` answers for a stored key.
@@ -241,6 +264,11 @@ export interface Authenticated {
    * the key's scope. Absent when the store does not read along (the core then calls `findActiveEntry`).
    */
   readonly activeEntry?: Option.Option<EntryRecord> | undefined
+  /**
+   * The answer to a `ReadAlong` of `EntriesPage`, if the store read it: exactly what `listEntries` answers for the
+   * key's scope and the page's query. Absent when the store does not read along (the core then calls `listEntries`).
+   */
+  readonly entries?: ReadonlyArray<EntryRecord> | undefined
 }
 
 /**

@@ -67,4 +67,16 @@ describe("Cursor", () => {
       expect(yield* (Cursor.decode(junk, b, s))).toEqual(Option.none())
     }
   }))
+
+  it.effect.prop("peeks the position any well-formed cursor claims, and nothing of a malformed one", [position, binding, secret, fc.nat()], ([p, b, s, n]) => Effect.gen(function*() {
+    const cursor = yield* (Cursor.encode(p, b, s))
+    expect(Cursor.peek(cursor)).toEqual(Option.some(p))
+    // The MAC is not checked: a forged one claims the same position (the core verifies before it trusts it).
+    const forged = cursor.slice(0, -4) + (cursor.endsWith("AAAA") ? "BBBB" : "AAAA")
+    expect(Cursor.peek(forged)).toEqual(Option.some(p))
+    expect(yield* (Cursor.decode(forged, b, s))).toEqual(Option.none())
+    expect(Cursor.peek(cursor.slice(0, n % cursor.length))).toEqual(Option.none())
+    expect(Cursor.peek(cursor + ALPHABET[n % 64])).toEqual(Option.none())
+    for (const junk of ["a", "AAAA", "_".repeat(76), "A".repeat(1024)]) expect(Cursor.peek(junk)).toEqual(Option.none())
+  }))
 })

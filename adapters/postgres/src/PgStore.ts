@@ -7,14 +7,17 @@
  * @since 0.1.0
  */
 import { StoreError } from "@stint/core/Errors"
-import { Store } from "@stint/core/Store"
+import type { Policy } from "@stint/core/RateLimit"
+import { type Authenticated, type EntriesQuery, Store } from "@stint/core/Store"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
+import type pg from "pg"
 import * as AdminStore from "./internal/AdminStore.js"
-import { makePool, query, queryWith } from "./internal/Database.js"
+import { makePool, query, queryWith, withConnection } from "./internal/Database.js"
 import { retryTransient } from "./internal/Failure.js"
 import { isId } from "./internal/Ids.js"
 import * as Migrations from "./internal/Migrations.js"
@@ -113,6 +116,36 @@ export class PoolStats extends Context.Tag("@stint/postgres/PgStore/PoolStats")<
   readonly usage: () => PoolUsage
 }>() {}
 
+/**
+ * Authentication with a page of the key's history read along (`Store.ReadAlong`): the authentication statement and
+ * the page (its scope taken from the key's row) go out together, one round trip. Each commits on its own: when only
+ * the page fails, the answer is the authentication without it (the core then reads the page the usual way), so the
+ * rate-limit count is never taken twice by a retry.
+ */
+const authenticateWithPage = (
+  pool: pg.Pool,
+  digest: string,
+  now: number,
+  policy: Policy,
+  page: EntriesQuery
+): Effect.Effect<Option.Option<Authenticated>, StoreError> =>
+  withConnection(pool, (connection) =>
+    Effect.flatMap(
+      connection.sendEach("authenticating a key", [
+        Queries.authenticate(digest, now, policy),
+        Queries.listEntriesByDigest(digest, page)
+      ]),
+      ([keyRows = Either.right([]), pageRows = Either.right([])]) =>
+        Effect.flatMap(keyRows, (keyRows) =>
+          Effect.flatMap(Rows.each("authenticating a key", keyRows, authenticated), ([found]) =>
+            found === undefined || Either.isLeft(pageRows)
+              ? Effect.succeed(Option.fromNullable(found))
+              : Effect.map(
+                Rows.each("listing entries", pageRows.right, Rows.entry),
+                (entries) => Option.some({ ...found, entries })
+              )))
+    ))
+
 const open = (options: Options) =>
   Effect.gen(function*() {
     const poolSettings = yield* settings(options)
@@ -132,11 +165,15 @@ const open = (options: Options) =>
       ping: Effect.asVoid(run("ping", Queries.ping)),
 
       authenticate: (digest, now, policy, along) =>
-        Effect.map(
-          rows("authenticating a key", Queries.authenticate(digest, now, policy, along), (row) =>
-            along === undefined ? authenticated(row) : { ...authenticated(row), activeEntry: Rows.activeEntry(row) }),
-          (found) => Option.fromNullable(found[0])
-        ),
+        along?._tag === "EntriesPage"
+          ? along.query.projectId === null || isId(along.query.projectId)
+            ? retryTransient(authenticateWithPage(pool, digest, now, policy, along.query))
+            : store.authenticate(digest, now, policy)
+          : Effect.map(
+            rows("authenticating a key", Queries.authenticate(digest, now, policy, along), (row) =>
+              along === undefined ? authenticated(row) : { ...authenticated(row), activeEntry: Rows.activeEntry(row) }),
+            (found) => Option.fromNullable(found[0])
+          ),
 
       cursorSecret: Effect.succeed(secret),
 

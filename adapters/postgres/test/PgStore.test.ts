@@ -146,7 +146,7 @@ describe("PgStore", () => {
         expect(page.nextCursor).toBeNull()
       }))
 
-    it.effect("reads along with authentication exactly what findActiveEntry answers for the key's scope", () =>
+    it.effect("reads along with authentication exactly what findActiveEntry and listEntries answer for the key's scope", () =>
       Effect.gen(function*() {
         const base = Date.parse("2026-02-01T09:00:00.000Z")
         const { ids, keys } = yield* seedWorld()
@@ -182,9 +182,47 @@ describe("PgStore", () => {
         // Without a running timer, too.
         yield* Operations.stopTimer(stop(keys.owner, randomUUID(), Option.getOrThrow(active).id))
         expect((yield* along({ _tag: "ActiveEntry" })).activeEntry).toEqual(Option.none())
+        // Pages of history: what listEntries answers, for every shape of query.
+        const pages: ReadonlyArray<Store.EntriesQuery> = [
+          { projectId: null, after: null, limit: 100 },
+          { projectId: null, after: null, limit: 3 },
+          { projectId: ids.vaccine, after: null, limit: 4 },
+          { projectId: null, after: { startedAt: all[4]?.startedAt ?? 0, id: all[4]?.id ?? "" }, limit: 5 },
+          { projectId: ids.website, after: { startedAt: all[2]?.startedAt ?? 0, id: all[2]?.id ?? "" }, limit: 100 },
+          { projectId: randomUUID(), after: null, limit: 10 }
+        ]
+        for (const query of pages) {
+          const expected = yield* store.listEntries(scope, query)
+          expect((yield* along({ _tag: "EntriesPage", query })).entries).toEqual(expected)
+        }
+        expect((yield* along({ _tag: "EntriesPage", query: pages[0]! })).entries).toHaveLength(all.length)
+        // Another user's key reads its own scope.
+        const member = ApiKey.digestWith(Hashing.portable, keys.member)
+        const memberScope = { workspaceId: ids.workspace, userId: ids.member }
+        expect(Option.getOrThrow(yield* store.authenticate(member, Date.now(), policy, { _tag: "EntriesPage", query: pages[0]! })).entries)
+          .toEqual(yield* store.listEntries(memberScope, pages[0]!))
         // An unknown key reads nothing along.
-        expect(yield* store.authenticate(ApiKey.digestWith(Hashing.portable, ApiKey.generate()), Date.now(), policy, { _tag: "ActiveEntry" }))
+        const unknown = ApiKey.digestWith(Hashing.portable, ApiKey.generate())
+        expect(yield* store.authenticate(unknown, Date.now(), policy, { _tag: "ActiveEntry" })).toEqual(Option.none())
+        expect(yield* store.authenticate(unknown, Date.now(), policy, { _tag: "EntriesPage", query: pages[0]! }))
           .toEqual(Option.none())
+      }))
+
+    it.effect("answers the authentication, counted once, when only the page read along with it fails", () =>
+      Effect.gen(function*() {
+        const { ids, keys } = yield* seedWorld()
+        const store = yield* Store.Store
+        const digest = ApiKey.digestWith(Hashing.portable, keys.other)
+        const policy = { limit: 2, windowMillis: 60_000 }
+        // No uuid: the page's statement fails (the core only ever asks for positions it decoded).
+        const failing: Store.ReadAlong = { _tag: "EntriesPage", query: { projectId: null, after: { startedAt: 0, id: "x" }, limit: 5 } }
+        for (let i = 0; i < 2; i++) {
+          const found = Option.getOrThrow(yield* store.authenticate(digest, Date.now(), policy, failing))
+          expect(found.key.id).toBe(ids.keys.other)
+          expect(found.accepted).toBe(true)
+          expect(found.entries).toBeUndefined()
+        }
+        expect(Option.getOrThrow(yield* store.authenticate(digest, Date.now(), policy)).accepted).toBe(false)
       }))
 
     it.effect("counts requests per key: at most the policy's limit in the window, 429 after", () =>

@@ -116,6 +116,9 @@ describe("round trips", () => {
         const page = yield* Operations.listTimeEntries(as(keys.owner, { query: [["limit", "1"]] }))
         expect(page.nextCursor).not.toBeNull()
         yield* measure("GET /time-entries (next page)", Operations.listTimeEntries(as(keys.owner, { query: [["limit", "1"], ["cursor", page.nextCursor ?? ""]] })))
+        yield* measure("GET /time-entries (project filter)", Operations.listTimeEntries(as(keys.owner, { query: [["projectId", ids.website]] })))
+        const forged = `${(page.nextCursor ?? "").slice(0, -4)}AAAA`
+        yield* measure("GET /time-entries (400 INVALID_CURSOR)", Operations.listTimeEntries(as(keys.owner, { query: [["limit", "1"], ["cursor", forged]] })))
         yield* measure("any operation (401, unknown key)", Operations.getActiveTimer(as(ApiKey.generate())))
         yield* measure("any operation (401, malformed key)", Operations.getActiveTimer(as("nope")))
         yield* measure("any operation (403 INSUFFICIENT_SCOPE)", Operations.listClients(as(keys.readOnly)))
@@ -163,8 +166,11 @@ describe("round trips", () => {
           "POST /timers/start (404 PROJECT_NOT_FOUND)": 2,
           "POST /timers/{id}/stop (409 TIMER_ALREADY_STOPPED)": 2,
           "POST /timers/{id}/stop": 2,
-          "GET /time-entries (first page)": 2,
-          "GET /time-entries (next page)": 2,
+          // The page travels with the authentication.
+          "GET /time-entries (first page)": 1,
+          "GET /time-entries (next page)": 1,
+          "GET /time-entries (project filter)": 1,
+          "GET /time-entries (400 INVALID_CURSOR)": 1,
           "any operation (401, unknown key)": 1,
           "any operation (401, malformed key)": 0,
           "any operation (403 INSUFFICIENT_SCOPE)": 1,

@@ -121,7 +121,7 @@ const readingAlong = (
     store: StoreShape,
     scope: { readonly workspaceId: string; readonly userId: string },
     along: Store.ReadAlong
-  ) => Effect.Effect<{ readonly activeEntry: Option.Option<Records.EntryRecord> }, Errors.StoreError>
+  ) => Effect.Effect<Pick<Store.Authenticated, "activeEntry" | "entries">, Errors.StoreError>
 ) =>
   broken((store) => ({
     authenticate: (digest, now, policy, along) =>
@@ -134,13 +134,22 @@ const readingAlong = (
           ))
   }))
 
-/** Reads along with authentication, correctly: what `findActiveEntry` answers. Not broken. */
-export const alongCorrect = readingAlong((store, scope) =>
-  Effect.map(store.findActiveEntry(scope), (activeEntry) => ({ activeEntry }))
+/** Reads along with authentication, correctly: what `findActiveEntry` or `listEntries` answers. Not broken. */
+export const alongCorrect = readingAlong((store, scope, along) =>
+  along._tag === "ActiveEntry"
+    ? Effect.map(store.findActiveEntry(scope), (activeEntry) => ({ activeEntry }))
+    : Effect.map(store.listEntries(scope, along.query), (entries) => ({ entries }))
 )
 
 /** Reads the active entry along with authentication from a stale view: never any running timer. */
 export const alongMissesActive = readingAlong(() => Effect.succeed({ activeEntry: Option.none() }))
+
+/** Reads a page along with authentication without its cursor's position: always the first page. */
+export const alongIgnoresCursor = readingAlong((store, scope, along) =>
+  along._tag === "ActiveEntry"
+    ? Effect.succeed({})
+    : Effect.map(store.listEntries(scope, { ...along.query, after: null }), (entries) => ({ entries }))
+)
 
 /** The transaction handed to `authenticateInTimerTransaction`'s body when no key was found: it must not be used. */
 const unusable: Store.TimerTransaction = {

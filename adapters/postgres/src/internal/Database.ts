@@ -6,6 +6,7 @@
  */
 import type { StoreError } from "@stint/core/Errors"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
 import { createHash } from "node:crypto"
 import pg from "pg"
@@ -132,6 +133,14 @@ export interface Connection {
    * statements of a transaction then fail too, and a trailing COMMIT turns into a rollback).
    */
   readonly send: (what: string, statements: ReadonlyArray<Compiled>) => Effect.Effect<ReadonlyArray<ReadonlyArray<Row>>, StoreError>
+  /**
+   * `send`, each statement's own outcome answered: for statements outside a transaction, each of which commits or
+   * fails on its own.
+   */
+  readonly sendEach: (
+    what: string,
+    statements: ReadonlyArray<Compiled>
+  ) => Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<Row>, StoreError>>>
 }
 
 /**
@@ -158,35 +167,51 @@ export const withConnection = <A, E, R>(
       const markBroken = () => {
         held.broken = true
       }
+      // node-postgres writes each statement's messages as soon as it is queued (one write to the socket per
+      // statement); corked, the whole group leaves in one write, and the server reads it at once.
+      const sendAll = (
+        what: string,
+        statements: ReadonlyArray<Compiled>,
+        done: (results: ReadonlyArray<ReadonlyArray<Row>>, failures: ReadonlyArray<StoreError | undefined>) => void
+      ) => {
+        const results: Array<ReadonlyArray<Row>> = statements.map(() => NO_ROWS)
+        const failures: Array<StoreError | undefined> = []
+        let remaining = statements.length
+        if (remaining === 0) return done(results, failures)
+        const socket = statements.length > 1 ? (held.client as unknown as pg.Client).connection.stream : undefined
+        socket?.cork()
+        try {
+          statements.forEach((statement, i) =>
+            queryOn(held.client, statement, (error, rows) => {
+              if (error !== undefined) {
+                if (breaksConnection(error)) markBroken()
+                failures[i] = storeError(what, error)
+              } else {
+                results[i] = rows
+              }
+              if (--remaining === 0) done(results, failures)
+            })
+          )
+        } finally {
+          socket?.uncork()
+        }
+      }
       const connection: Connection = {
         send: (what, statements) =>
-          Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) => {
-            const results: Array<ReadonlyArray<Row>> = statements.map(() => [])
-            let remaining = statements.length
-            let failure: unknown = undefined
-            if (remaining === 0) return resume(Effect.succeed(results))
-            // node-postgres writes each statement's messages as soon as it is queued (one write to the socket per
-            // statement); corked, the whole group leaves in one write, and the server reads it at once.
-            const socket = statements.length > 1 ? (held.client as unknown as pg.Client).connection.stream : undefined
-            socket?.cork()
-            try {
-              statements.forEach((statement, i) =>
-                queryOn(held.client, statement, (error, rows) => {
-                  if (error !== undefined) {
-                    failure ??= error
-                    if (breaksConnection(error)) markBroken()
-                  } else {
-                    results[i] = rows
-                  }
-                  if (--remaining === 0) {
-                    resume(failure === undefined ? Effect.succeed(results) : Effect.fail(storeError(what, failure)))
-                  }
-                })
-              )
-            } finally {
-              socket?.uncork()
-            }
-          })
+          Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) =>
+            sendAll(what, statements, (results, failures) => {
+              const failure = failures.find((failure) => failure !== undefined)
+              resume(failure === undefined ? Effect.succeed(results) : Effect.fail(failure))
+            })
+          ),
+        sendEach: (what, statements) =>
+          Effect.async<ReadonlyArray<Either.Either<ReadonlyArray<Row>, StoreError>>>((resume) =>
+            sendAll(what, statements, (results, failures) =>
+              resume(Effect.succeed(results.map((rows, i) => {
+                const failure = failures[i]
+                return failure === undefined ? Either.right(rows) : Either.left(failure)
+              }))))
+          )
       }
       return use(connection, markBroken)
     },

@@ -26,7 +26,7 @@ export const entryColumns: Statement.Fragment = sql`e.id, e.project_id AS "proje
  * reading a `text[]` costs the driver far more, on every request. With `along`, the key's active entry comes as one
  * more column of the same statement (`activeEntry`, JSON): `GET /timer` is one statement.
  */
-export const authenticate = (digest: string, now: number, policy: Policy, along?: ReadAlong | undefined): Compiled => ({
+export const authenticate = (digest: string, now: number, policy: Policy, along?: ReadAlong.ActiveEntry | undefined): Compiled => ({
   text: along === undefined ? AUTHENTICATE : AUTHENTICATE_WITH_ACTIVE_ENTRY,
   values: [digest, now, policy.limit, LIFETIME_MILLIS, now - policy.windowMillis]
 })
@@ -129,22 +129,28 @@ export const findActiveEntry = (scope: UserScope): Compiled => ({
 const ENTRY_COLUMNS = compile(sql`SELECT ${entryColumns}`).text.slice("SELECT ".length)
 
 /**
- * The text of a history page of one shape (with or without a project filter, first or later page) and one limit:
- * $1 workspace, $2 user, then the project ($3) and the cursor's position (next two), when the shape has them. The
- * limit is a literal (a whole number the core decoded, at most a few hundred texts): with a `LIMIT $n`, PostgreSQL
- * cannot cost the generic plan of the prepared statement and plans the first page afresh on every execution; with a
- * literal it switches to the generic plan (the same index range scan) after the first few.
+ * The text of a history page of one shape (with or without a project filter, first or later page, the scope given or
+ * taken from a key) and one limit: $1 workspace and $2 user (or $1 the key's digest), then the project and the
+ * cursor's position (next two), when the shape has them. The limit is a literal (a whole number the core decoded, at
+ * most a few hundred texts): with a `LIMIT $n`, PostgreSQL cannot cost the generic plan of the prepared statement and
+ * plans the first page afresh on every execution; with a literal it switches to the generic plan (the same index range
+ * scan) after the first few.
  */
-const pageText = (filtered: boolean, later: boolean, limit: number): string => {
-  const key = `${filtered ? 1 : 0}${later ? 1 : 0}${limit}`
+const pageText = (filtered: boolean, later: boolean, limit: number, byDigest: boolean): string => {
+  const key = `${filtered ? 1 : 0}${later ? 1 : 0}${byDigest ? 1 : 0}${limit}`
   let text = pageTexts.get(key)
   if (text === undefined) {
-    const position = filtered ? 4 : 3
+    const project = byDigest ? 2 : 3
+    const position = filtered ? project + 1 : project
     text = `SELECT ${ENTRY_COLUMNS}
   FROM (
     SELECT id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents FROM time_entries
-    WHERE workspace_id = $1::uuid AND user_id = $2::uuid
-      ${filtered ? "AND project_id = $3::uuid" : ""}
+    WHERE ${
+      byDigest
+        ? "(workspace_id, user_id) = (SELECT workspace_id, user_id FROM api_keys WHERE digest = $1::text)"
+        : "workspace_id = $1::uuid AND user_id = $2::uuid"
+    }
+      ${filtered ? `AND project_id = $${project}::uuid` : ""}
       ${later ? `AND (started_at, id) < ($${position}::bigint, $${position + 1}::uuid)` : ""}
     ORDER BY started_at DESC, id DESC
     LIMIT ${limit}
@@ -165,13 +171,21 @@ const pageTexts = new Map<string, string>()
  * scan of `time_entries_history` (or `time_entries_project_history` with a project filter) that stops after `limit`
  * rows, then the names of those rows' projects and clients.
  */
-export const listEntries = (scope: UserScope, query: EntriesQuery): Compiled => {
+export const listEntries = (scope: UserScope, query: EntriesQuery): Compiled =>
+  page(query, false, [scope.workspaceId, scope.userId])
+
+/**
+ * `listEntries` for the scope of the key with this digest (no rows when there is none): read along with the
+ * authentication (`Store.ReadAlong`), sent after it in the same round trip.
+ */
+export const listEntriesByDigest = (digest: string, query: EntriesQuery): Compiled => page(query, true, [digest])
+
+const page = (query: EntriesQuery, byDigest: boolean, values: Array<unknown>): Compiled => {
   // A whole number from the core; anything else would only ever read nothing.
   const limit = Number.isSafeInteger(query.limit) && query.limit > 0 ? query.limit : 0
-  const values: Array<unknown> = [scope.workspaceId, scope.userId]
   if (query.projectId !== null) values.push(query.projectId)
   if (query.after !== null) values.push(query.after.startedAt, query.after.id)
-  return { text: pageText(query.projectId !== null, query.after !== null, limit), values }
+  return { text: pageText(query.projectId !== null, query.after !== null, limit, byDigest), values }
 }
 
 /** Succeeds when the server answers. */
