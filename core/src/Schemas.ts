@@ -140,11 +140,49 @@ export const MAX_INSTANT = yearStart(10000) - 1
 export const isWritableInstant = (millis: number): boolean => millis >= MIN_INSTANT && millis <= MAX_INSTANT
 
 /**
- * Writes epoch milliseconds the way Stint always writes timestamps: UTC, `Z`, millisecond precision.
+ * Writes epoch milliseconds the way Stint always writes timestamps: UTC, `Z`, millisecond precision: what
+ * `Date.prototype.toISOString` writes, computed without a `Date` for the instants Stint can write (a page of history
+ * writes some forty; this takes about a third of the time).
  *
  * @since 0.1.0
  */
-export const formatTimestamp = (millis: number): string => new Date(millis).toISOString()
+export const formatTimestamp = (millis: number): string => {
+  if (!(Number.isInteger(millis) && millis >= MIN_INSTANT && millis <= MAX_INSTANT)) return new Date(millis).toISOString()
+  const days = Math.floor(millis / DAY_MILLIS)
+  let rest = millis - days * DAY_MILLIS
+  const { day, month, year } = civilDate(days)
+  const ms = rest % 1000
+  rest = (rest - ms) / 1000
+  const seconds = rest % 60
+  rest = (rest - seconds) / 60
+  const minutes = rest % 60
+  const hours = (rest - minutes) / 60
+  return `${TWO_DIGITS[Math.floor(year / 100)]}${TWO_DIGITS[year % 100]}-${TWO_DIGITS[month]}-${TWO_DIGITS[day]}T${
+    TWO_DIGITS[hours]
+  }:${TWO_DIGITS[minutes]}:${TWO_DIGITS[seconds]}.${THREE_DIGITS[ms]}Z`
+}
+
+const DAY_MILLIS = 86_400_000
+const TWO_DIGITS = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, "0"))
+const THREE_DIGITS = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"))
+
+/** The proleptic Gregorian date of a day number (days since 1970-01-01), by H. Hinnant's `civil_from_days`. */
+const civilDate = (days: number): { readonly year: number; readonly month: number; readonly day: number } => {
+  const shifted = days + 719_468
+  const era = Math.floor(shifted / 146_097)
+  const dayOfEra = shifted - era * 146_097
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1_460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365
+  )
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100))
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153)
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+  return {
+    year: yearOfEra + era * 400 + (month <= 2 ? 1 : 0),
+    month,
+    day: dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1
+  }
+}
 
 /**
  * An RFC 3339 date-time with seconds, an optional fraction and a mandatory `Z` or offset; calendar-valid only.

@@ -188,6 +188,20 @@ describe("Timestamp", () => {
     expect(Schemas.formatTimestamp(Date.UTC(2026, 10, 22, 3, 43, 5, 123))).toBe("2026-11-22T03:43:05.123Z")
     expect(Schemas.formatTimestamp(Date.UTC(2026, 10, 22))).toBe("2026-11-22T00:00:00.000Z")
   })
+
+  it.prop("writes exactly what Date's toISOString writes, for any instant", [fc.oneof(
+    fc.integer({ min: Schemas.MIN_INSTANT, max: Schemas.MAX_INSTANT }),
+    // Around the edges of days, months, leap years, centuries and the writable range.
+    fc.tuple(
+      fc.constantFrom(Schemas.MIN_INSTANT, Schemas.MAX_INSTANT, 0, Date.UTC(2000, 1, 29), Date.UTC(1900, 2, 1), Date.UTC(2100, 1, 28), Date.UTC(1600, 0, 1)),
+      fc.integer({ min: -172_800_001, max: 172_800_001 })
+    ).map(([at, offset]) => at + offset),
+    // Outside the writable range, and not whole milliseconds: written as Date writes them.
+    fc.integer({ min: -8_640_000_000_000_000, max: 8_640_000_000_000_000 }),
+    fc.double({ min: -1e15, max: 1e15, noNaN: true })
+  )], ([millis]) => {
+    expect(Schemas.formatTimestamp(millis)).toBe(new Date(millis).toISOString())
+  }, { fastCheck: { numRuns: 20_000 } })
 })
 
 describe("integers and lengths", () => {
