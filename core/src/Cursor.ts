@@ -113,9 +113,8 @@ export const decodeWith = (
   binding: Binding,
   secret: Uint8Array
 ): Option.Option<Position> => {
-  const body = bodyOf(cursor)
-  if (body === undefined) return Option.none()
-  const token = body.token
+  const token = tokenOf(cursor)
+  if (token === undefined) return Option.none()
   if (!constantTimeEqual(mac(hashing, secret, token.subarray(0, PAYLOAD_BYTES), binding), token.subarray(PAYLOAD_BYTES))) {
     return Option.none()
   }
@@ -129,16 +128,14 @@ export const decodeWith = (
  * @since 0.2.0
  */
 export const peek = (cursor: string): Option.Option<Position> => {
-  const body = bodyOf(cursor)
-  return body === undefined ? Option.none() : Option.some(positionOf(body.token))
+  const token = tokenOf(cursor)
+  return token === undefined ? Option.none() : Option.some(positionOf(token))
 }
 
-/** The token of a well-formed cursor (right length and version), its MAC unchecked. */
-const bodyOf = (cursor: string): { readonly token: Uint8Array } | undefined => {
+/** The bytes of a well-formed cursor (right length and version), its MAC unchecked. */
+const tokenOf = (cursor: string): Uint8Array | undefined => {
   const token = Base64Url.decode(cursor)
-  return token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION
-    ? undefined
-    : { token }
+  return token === undefined || token.length !== PAYLOAD_BYTES + MAC_BYTES || token[0] !== VERSION ? undefined : token
 }
 
 const positionOf = (token: Uint8Array): Position => {
