@@ -11,13 +11,12 @@ import type { Policy } from "@stint/core/RateLimit"
 import { type Authenticated, type EntriesQuery, Store } from "@stint/core/Store"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type pg from "pg"
 import * as AdminStore from "./internal/AdminStore.js"
-import { makePool, query, queryWith, withConnection } from "./internal/Database.js"
+import { makePool, query, queryAll, queryWith } from "./internal/Database.js"
 import { retryTransient } from "./internal/Failure.js"
 import { isId } from "./internal/Ids.js"
 import * as Migrations from "./internal/Migrations.js"
@@ -118,9 +117,9 @@ export class PoolStats extends Context.Tag("@stint/postgres/PgStore/PoolStats")<
 
 /**
  * Authentication with a page of the key's history read along (`Store.ReadAlong`): the authentication statement and
- * the page (its scope taken from the key's row) go out together, one round trip. Each commits on its own: when only
- * the page fails, the answer is the authentication without it (the core then reads the page the usual way), so the
- * rate-limit count is never taken twice by a retry.
+ * the page (its scope taken from the key's row) go out together, one round trip, one transaction. When only the page
+ * fails, nothing of the two is kept: the key is authenticated again alone (the core then reads the page the usual
+ * way), so its rate-limit count is taken exactly once.
  */
 const authenticateWithPage = (
   pool: pg.Pool,
@@ -129,22 +128,24 @@ const authenticateWithPage = (
   policy: Policy,
   page: EntriesQuery
 ): Effect.Effect<Option.Option<Authenticated>, StoreError> =>
-  withConnection(pool, (connection) =>
-    Effect.flatMap(
-      connection.sendEach("authenticating a key", [
-        Queries.authenticate(digest, now, policy),
-        Queries.listEntriesByDigest(digest, page)
-      ]),
-      ([keyRows = Either.right([]), pageRows = Either.right([])]) =>
-        Effect.flatMap(keyRows, (keyRows) =>
-          Effect.flatMap(Rows.each("authenticating a key", keyRows, authenticated), ([found]) =>
-            found === undefined || Either.isLeft(pageRows)
-              ? Effect.succeed(Option.fromNullable(found))
-              : Effect.map(
-                Rows.each("listing entries", pageRows.right, Rows.entry),
-                (entries) => Option.some({ ...found, entries })
-              )))
-    ))
+  Effect.matchEffect(
+    queryAll(pool, "authenticating a key", [Queries.authenticate(digest, now, policy), Queries.listEntriesByDigest(digest, page)]),
+    {
+      onFailure: (refused) =>
+        refused.index === 1
+          ? Effect.map(
+            queryWith(pool, "authenticating a key", Queries.authenticate(digest, now, policy), (rows) =>
+              Rows.each("authenticating a key", rows, authenticated)),
+            (found) => Option.fromNullable(found[0])
+          )
+          : Effect.fail(refused.error),
+      onSuccess: ([keyRows = [], pageRows = []]) =>
+        Effect.flatMap(Rows.each("authenticating a key", keyRows, authenticated), ([found]) =>
+          found === undefined
+            ? Effect.succeed(Option.none())
+            : Effect.map(Rows.each("listing entries", pageRows, Rows.entry), (entries) => Option.some({ ...found, entries })))
+    }
+  )
 
 const open = (options: Options) =>
   Effect.gen(function*() {

@@ -1,20 +1,18 @@
 /**
- * The connection pool and the two ways the adapter talks to PostgreSQL: one statement on any pooled connection, or
- * several statements on one held connection, sent back to back without waiting (node-postgres pipelining) so that a
- * whole group costs one network round trip. Every failure is a `StoreError`; a connection whose state is unknown after
- * a failure is destroyed, never handed to the next caller.
+ * The connection pool and the ways the adapter talks to PostgreSQL: statements in one round trip on any pooled
+ * connection, or several round trips on one held connection (a transaction, `Transaction.ts`); each round trip is one
+ * `Exchange`. Every failure is a `StoreError`; a connection whose state is unknown after a failure is destroyed, never
+ * handed to the next caller.
  */
 import type { StoreError } from "@stint/core/Errors"
 import * as Effect from "effect/Effect"
-import * as Either from "effect/Either"
 import type * as Scope from "effect/Scope"
-import { createHash } from "node:crypto"
 import pg from "pg"
+import { type Answer, Exchange, type Failure, type Row, types } from "./Exchange.js"
 import { breaksConnection, storeError } from "./Failure.js"
 import type { Compiled } from "./Sql.js"
 
-/** A result row as node-postgres returns it. */
-export type Row = Readonly<Record<string, unknown>>
+export { type Row, types } from "./Exchange.js"
 
 /** The settings of a pool. */
 export interface PoolSettings {
@@ -27,21 +25,10 @@ export interface PoolSettings {
 /** How much longer than the server's statement timeout the client waits before giving a connection up. */
 const CLIENT_GRACE_MILLIS = 1_000
 
-const INT8 = 20
-
-/** `bigint` columns hold epoch milliseconds and counts, all far below 2^53: they are read as numbers. */
-export const types = {
-  getTypeParser: ((oid: number, format?: "text" | "binary") =>
-    oid === INT8 && format !== "binary"
-      ? (value: string) => Number(value)
-      : pg.types.getTypeParser(oid, format ?? "text")) as pg.CustomTypesConfig["getTypeParser"]
-}
-
 /**
  * A pool on `settings.url`, ended when the scope closes. Connecting waits at most `connectTimeoutMillis`; for queries,
  * the server cancels any statement after `statementTimeoutMillis` (lock waits included) and the client gives up a
- * little later if the server stays silent; a session idle inside a transaction is ended by the server. The pool for
- * migrations holds one connection and no statement timeout.
+ * little later if the server stays silent; a session idle inside a transaction is ended by the server. The pool for migrations holds one connection and no statement timeout.
  */
 export const makePool = (
   settings: PoolSettings,
@@ -63,7 +50,6 @@ export const makePool = (
         idle_in_transaction_session_timeout: Math.max(10_000, 2 * settings.statementTimeoutMillis),
         idleTimeoutMillis: 30_000,
         keepAlive: true,
-        pipeline: true,
         application_name: "stint",
         types
       })
@@ -74,46 +60,46 @@ export const makePool = (
     (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(5_000))
   )
 
-const names = new Map<string, string>()
+/** Connections that reported an error while held: they go back to the pool only to be destroyed. */
+const broken = new WeakSet<pg.PoolClient>()
+const watched = new WeakSet<pg.PoolClient>()
 
 /**
- * The name under which a statement with parameters is prepared on each connection (the first use on a connection
- * parses and plans it; later uses only bind and execute). Statements without parameters (BEGIN, COMMIT) go unnamed.
+ * A connection that dies while held emits "error" (the pool listens only while it is idle): without a listener that
+ * would crash the process. One listener per connection, for its whole life, marks it broken.
  */
-const nameOf = (text: string): string => {
-  let name = names.get(text)
-  if (name === undefined) {
-    name = `stint_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`
-    // The adapter's statements come in a few dozen shapes; the bound only guards against misuse.
-    if (names.size < 1_000) names.set(text, name)
+const watch = (client: pg.PoolClient): pg.PoolClient => {
+  if (!watched.has(client)) {
+    watched.add(client)
+    client.on("error", () => broken.add(client))
   }
-  return name
+  return client
 }
 
-const NO_ROWS: ReadonlyArray<Row> = []
-
-const queryOn = (
-  client: pg.Pool | pg.PoolClient,
-  statement: Compiled,
-  callback: (error: Error | undefined, rows: ReadonlyArray<Row>) => void
-) => {
-  // node-postgres only reads `values` (it binds copies), so the statement's own array is passed as it is.
-  const values = statement.values as Array<unknown>
-  const config: pg.QueryConfig = statement.values.length > 0
-    ? { text: statement.text, values, name: nameOf(statement.text) }
-    : { text: statement.text }
-  client.query(config, (error: Error | undefined, result) => callback(error ?? undefined, result?.rows ?? NO_ROWS))
+/** Takes a connection from the pool (one round trip more when it has to open one). */
+const connect = (pool: pg.Pool, use: (client: pg.PoolClient | undefined, error: unknown) => void): void => {
+  pool.connect((error, client) => use(client === undefined ? undefined : watch(client), error))
 }
 
-/**
- * Runs one statement on a pooled connection: one round trip (plus connecting, when the pool has no idle connection).
- */
-export const query = (pool: pg.Pool, what: string, statement: Compiled): Effect.Effect<ReadonlyArray<Row>, StoreError> =>
-  queryWith(pool, what, statement, Effect.succeed)
+/** Gives a connection back to the pool, or destroys it if it broke or a failure left its state in doubt. */
+const release = (client: pg.PoolClient, failure: Failure | undefined): void => {
+  client.release(broken.has(client) || (failure !== undefined && breaksConnection(failure.error)))
+}
+
+/** Runs one exchange on a pooled connection, answering once the connection is back in the pool. */
+const once = (pool: pg.Pool, statements: ReadonlyArray<Compiled>, answer: Answer): void =>
+  connect(pool, (client, error) => {
+    if (client === undefined) return answer({ error, index: undefined }, [])
+    const exchange: Exchange = new Exchange(statements, (failure, rows) => {
+      release(client, failure)
+      answer(failure, rows)
+    })
+    client.query(exchange)
+  })
 
 /**
- * `query`, its rows handed to `read` as soon as they arrive: the answer is read in the same step that resumes the
- * caller, without a step of its own.
+ * Runs one statement: one round trip (plus connecting, when the pool has no idle connection), its rows handed to
+ * `read` in the step that resumes the caller.
  */
 export const queryWith = <A>(
   pool: pg.Pool,
@@ -121,104 +107,89 @@ export const queryWith = <A>(
   statement: Compiled,
   read: (rows: ReadonlyArray<Row>) => Effect.Effect<A, StoreError>
 ): Effect.Effect<A, StoreError> =>
-  Effect.async<A, StoreError>((resume) => {
-    // pg-pool releases (and on any error destroys) the connection itself.
-    queryOn(pool, statement, (error, rows) => resume(error === undefined ? read(rows) : Effect.fail(storeError(what, error))))
-  })
+  Effect.async<A, StoreError>((resume) =>
+    once(pool, [statement], (failure, rows) =>
+      resume(failure === undefined ? read(rows[0] ?? []) : Effect.fail(storeError(what, failure.error)))
+    )
+  )
+
+/** Runs one statement: one round trip. */
+export const query = (pool: pg.Pool, what: string, statement: Compiled): Effect.Effect<ReadonlyArray<Row>, StoreError> =>
+  queryWith(pool, what, statement, Effect.succeed)
+
+/** A statement of `queryAll` that failed: its index, and the error. */
+export interface Refused {
+  readonly index: number | undefined
+  readonly error: StoreError
+}
+
+/**
+ * Runs statements together in one implicit transaction, one round trip: the rows of each, or the failure (with the
+ * index of the statement the server refused, if one), after which nothing of them is kept.
+ */
+export const queryAll = (
+  pool: pg.Pool,
+  what: string,
+  statements: ReadonlyArray<Compiled>
+): Effect.Effect<ReadonlyArray<ReadonlyArray<Row>>, Refused> =>
+  Effect.async<ReadonlyArray<ReadonlyArray<Row>>, Refused>((resume) =>
+    once(pool, statements, (failure, rows) =>
+      resume(
+        failure === undefined
+          ? Effect.succeed(rows)
+          : Effect.fail({ index: failure.index, error: storeError(what, failure.error) })
+      )
+    )
+  )
 
 /** A connection held by one caller. */
 export interface Connection {
   /**
-   * Sends `statements` back to back and waits for every answer: one round trip. Fails with the first failure (later
-   * statements of a transaction then fail too, and a trailing COMMIT turns into a rollback).
+   * Sends `statements` back to back and waits for every answer: one round trip. Fails with the first failure (the
+   * server skips the statements after it; inside a transaction, the transaction can then only be ended).
    */
   readonly send: (what: string, statements: ReadonlyArray<Compiled>) => Effect.Effect<ReadonlyArray<ReadonlyArray<Row>>, StoreError>
-  /**
-   * `send`, each statement's own outcome answered: for statements outside a transaction, each of which commits or
-   * fails on its own.
-   */
-  readonly sendEach: (
-    what: string,
-    statements: ReadonlyArray<Compiled>
-  ) => Effect.Effect<ReadonlyArray<Either.Either<ReadonlyArray<Row>, StoreError>>>
 }
 
 /**
  * Holds a connection for `use`, then returns it to the pool, or destroys it if it broke or `use` left it in an unknown
- * state (`use` must end any transaction it began; see `Transaction.ts`).
+ * state (`use` must end any transaction it began, and call `markBroken` when it could not; see `Transaction.ts`). A
+ * round trip, once sent, runs to its answer uninterrupted.
  */
 export const withConnection = <A, E, R>(
   pool: pg.Pool,
-  use: (connection: Connection, markBroken: (error: unknown) => void) => Effect.Effect<A, E, R>
+  use: (connection: Connection, markBroken: () => void) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | StoreError, R> =>
   Effect.acquireUseRelease(
-    Effect.tryPromise({ try: () => pool.connect(), catch: (error) => storeError("connecting", error) }).pipe(
-      Effect.map((client) => {
-        const held = { client, broken: false, onError: (_: unknown) => {} }
-        // A connection that dies while held emits "error"; without a listener that would crash the process.
-        held.onError = () => {
-          held.broken = true
-        }
-        client.on("error", held.onError)
-        return held
-      })
+    Effect.async<Held, StoreError>((resume) =>
+      connect(pool, (client, error) =>
+        resume(
+          client === undefined
+            ? Effect.fail(storeError("connecting", error))
+            : Effect.succeed({ client, failure: undefined })
+        ))
     ),
     (held) => {
-      const markBroken = () => {
-        held.broken = true
-      }
-      // node-postgres writes each statement's messages as soon as it is queued (one write to the socket per
-      // statement); corked, the whole group leaves in one write, and the server reads it at once.
-      const sendAll = (
-        what: string,
-        statements: ReadonlyArray<Compiled>,
-        done: (results: ReadonlyArray<ReadonlyArray<Row>>, failures: ReadonlyArray<StoreError | undefined>) => void
-      ) => {
-        const results: Array<ReadonlyArray<Row>> = statements.map(() => NO_ROWS)
-        const failures: Array<StoreError | undefined> = []
-        let remaining = statements.length
-        if (remaining === 0) return done(results, failures)
-        const socket = statements.length > 1 ? (held.client as unknown as pg.Client).connection.stream : undefined
-        socket?.cork()
-        try {
-          statements.forEach((statement, i) =>
-            queryOn(held.client, statement, (error, rows) => {
-              if (error !== undefined) {
-                if (breaksConnection(error)) markBroken()
-                failures[i] = storeError(what, error)
-              } else {
-                results[i] = rows
-              }
-              if (--remaining === 0) done(results, failures)
-            })
-          )
-        } finally {
-          socket?.uncork()
-        }
-      }
       const connection: Connection = {
         send: (what, statements) =>
-          Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) =>
-            sendAll(what, statements, (results, failures) => {
-              const failure = failures.find((failure) => failure !== undefined)
-              resume(failure === undefined ? Effect.succeed(results) : Effect.fail(failure))
-            })
-          ),
-        sendEach: (what, statements) =>
-          Effect.async<ReadonlyArray<Either.Either<ReadonlyArray<Row>, StoreError>>>((resume) =>
-            sendAll(what, statements, (results, failures) =>
-              resume(Effect.succeed(results.map((rows, i) => {
-                const failure = failures[i]
-                return failure === undefined ? Either.right(rows) : Either.left(failure)
-              }))))
-          )
+          Effect.uninterruptible(Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) => {
+            held.client.query(
+              new Exchange(statements, (failure, rows) => {
+                if (failure !== undefined && breaksConnection(failure.error)) held.failure = failure
+                resume(failure === undefined ? Effect.succeed(rows) : Effect.fail(storeError(what, failure.error)))
+              })
+            )
+          }))
       }
-      return use(connection, markBroken)
-    },
-    (held) =>
-      Effect.sync(() => {
-        held.client.off("error", held.onError)
-        // `true` destroys the connection instead of pooling it.
-        held.client.release(held.broken)
+      return use(connection, () => {
+        held.failure = { error: new Error("left in an unknown state"), index: undefined }
       })
+    },
+    (held) => Effect.sync(() => release(held.client, held.failure))
   )
+
+/** A held connection, and the failure that broke it, if one did. */
+interface Held {
+  readonly client: pg.PoolClient
+  failure: Failure | undefined
+}

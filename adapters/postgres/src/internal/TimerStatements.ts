@@ -7,7 +7,7 @@ import type { TimerChanges, TimerQuery } from "@stint/core/Store"
 import type * as Statement from "@effect/sql/Statement"
 import { createHash } from "node:crypto"
 import { isId } from "./Ids.js"
-import { type Compiled, compile, raw, sql } from "./Sql.js"
+import { type Compiled, compile, sql } from "./Sql.js"
 import * as Text from "./Text.js"
 
 /** How many expired idempotency records one write deletes at most. */
@@ -21,10 +21,11 @@ export const lockKey = (scope: UserScope): bigint =>
 
 /**
  * Waits for, then holds until the transaction ends, the lock of the scope's user: every change of a user's timers,
- * on every instance, takes it first. The key is a literal (a `bigint`'s digits, nothing a client chose), so the
- * statement has no parameter and travels with BEGIN (`Transaction.ts`).
+ * on every instance, takes it first.
  */
-export const lock = (scope: UserScope): Compiled => raw(`SELECT pg_advisory_xact_lock(${lockKey(scope)})`)
+export const lock = (scope: UserScope): Compiled => ({ text: LOCK, values: [String(lockKey(scope))] })
+
+const LOCK = "SELECT pg_advisory_xact_lock($1::bigint)"
 
 /** Several scopes' locks, taken in ascending key order so that two such statements never deadlock. */
 export const lockAll = (scopes: ReadonlyArray<UserScope>): Compiled => {
