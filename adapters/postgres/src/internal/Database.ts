@@ -153,43 +153,44 @@ export interface Connection {
 
 /**
  * Holds a connection for `use`, then returns it to the pool, or destroys it if it broke or `use` left it in an unknown
- * state (`use` must end any transaction it began, and call `markBroken` when it could not; see `Transaction.ts`). A
- * round trip, once sent, runs to its answer uninterrupted.
+ * state (`use` must end any transaction it began, and call `markBroken` when it could not; see `Transaction.ts`). The
+ * connection is taken from the pool by the first round trip, in the same step: a `use` that sends nothing takes none.
+ * A round trip, once sent, runs to its answer uninterrupted.
  */
 export const withConnection = <A, E, R>(
   pool: pg.Pool,
   use: (connection: Connection, markBroken: () => void) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | StoreError, R> =>
   Effect.acquireUseRelease(
-    Effect.async<Held, StoreError>((resume) =>
-      connect(pool, (client, error) =>
-        resume(
-          client === undefined
-            ? Effect.fail(storeError("connecting", error))
-            : Effect.succeed({ client, failure: undefined })
-        ))
-    ),
+    Effect.sync((): Held => ({ client: undefined, failure: undefined })),
     (held) => {
       const connection: Connection = {
         send: (what, statements) =>
           Effect.uninterruptible(Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) => {
-            held.client.query(
-              new Exchange(statements, (failure, rows) => {
-                if (failure !== undefined && breaksConnection(failure.error)) held.failure = failure
-                resume(failure === undefined ? Effect.succeed(rows) : Effect.fail(storeError(what, failure.error)))
-              })
-            )
+            const exchange = new Exchange(statements, (failure, rows) => {
+              if (failure !== undefined && breaksConnection(failure.error)) held.failure = failure
+              resume(failure === undefined ? Effect.succeed(rows) : Effect.fail(storeError(what, failure.error)))
+            })
+            if (held.client !== undefined) return void held.client.query(exchange)
+            connect(pool, (client, error) => {
+              if (client === undefined) return resume(Effect.fail(storeError("connecting", error)))
+              held.client = client
+              client.query(exchange)
+            })
           }))
       }
       return use(connection, () => {
         held.failure = { error: new Error("left in an unknown state"), index: undefined }
       })
     },
-    (held) => Effect.sync(() => release(held.client, held.failure))
+    (held) =>
+      Effect.sync(() => {
+        if (held.client !== undefined) release(held.client, held.failure)
+      })
   )
 
-/** A held connection, and the failure that broke it, if one did. */
+/** The connection held (once the first round trip took one), and the failure that broke it, if one did. */
 interface Held {
-  readonly client: pg.PoolClient
+  client: pg.PoolClient | undefined
   failure: Failure | undefined
 }

@@ -1,7 +1,6 @@
 /**
  * The statements of a timer transaction: the scope's lock, the one read after it, and the one write before COMMIT.
  */
-import type { IdempotencyRecord } from "@stint/core/Idempotency"
 import type { UserScope } from "@stint/core/Records"
 import type { TimerChanges, TimerQuery } from "@stint/core/Store"
 import type * as Statement from "@effect/sql/Statement"
@@ -108,59 +107,119 @@ const READ_BY_DIGEST = `${
   FROM (SELECT workspace_id, user_id FROM api_keys WHERE digest = $1::text) AS ks`
 
 /**
- * Collects a statement's parameters: `param(value)` numbers the next one (`$1`, `$2`, …). The write below is built by
- * hand with it instead of `@effect/sql`'s template: it runs for every start and stop, and the template's compiler
- * costs more than the statement's execution on the client side.
+ * One part of the write: a data-modifying CTE, present or not in a given write. Its text numbers its parameters from
+ * `first` (`$first`, `$first+1`, …) in the order `values` lists them.
  */
-const parameters = () => {
-  const values: Array<unknown> = []
-  const param = (value: unknown): string => {
-    values.push(value)
-    return `$${values.length}`
-  }
-  return { values, param }
+interface Part {
+  readonly values: (scope: UserScope, changes: TimerChanges) => ReadonlyArray<unknown> | undefined
+  readonly text: (first: number, changes: TimerChanges) => string
 }
 
-type Param = (value: unknown) => string
+const finished: Part = {
+  values: ({ userId, workspaceId }, { finish }) =>
+    finish !== undefined && isId(finish.id) ? [finish.status, finish.endedAt, finish.id, workspaceId, userId] : undefined,
+  text: (n) => `finished AS (
+      UPDATE time_entries SET status = $${n}::text, ended_at = $${n + 1}::bigint
+      WHERE id = $${n + 2}::uuid AND workspace_id = $${n + 3}::uuid AND user_id = $${n + 4}::uuid
+      RETURNING 1
+    )`
+}
 
-const remember = (param: Param, scope: UserScope, record: IdempotencyRecord): string =>
-  `remembered AS (
+const inserted: Part = {
+  values: (_, { insert }) =>
+    insert === undefined ? undefined : [
+      insert.id,
+      insert.workspaceId,
+      insert.userId,
+      insert.projectId,
+      insert.status,
+      insert.billable,
+      Text.encodeNullable(insert.note),
+      insert.startedAt,
+      insert.endedAt,
+      insert.payRateCents
+    ],
+  // A partial unique index is checked row by row: with a running entry to finish, the insert waits for it.
+  text: (n, { finish }) => `inserted AS (
+      INSERT INTO time_entries
+        (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
+      SELECT $${n}::uuid, $${n + 1}::uuid, $${n + 2}::uuid, $${n + 3}::uuid, $${n + 4}::text, $${n + 5}::boolean,
+        $${n + 6}::text, $${n + 7}::bigint, $${n + 8}::bigint, $${n + 9}::integer
+      ${finish !== undefined && isId(finish.id) ? "WHERE (SELECT count(*) FROM finished) >= 0" : ""}
+      RETURNING 1
+    )`
+}
+
+const moved: Part = {
+  values: ({ userId, workspaceId }, { moveStart }) =>
+    moveStart !== undefined && isId(moveStart.id) ? [moveStart.startedAt, moveStart.id, workspaceId, userId] : undefined,
+  text: (n) => `moved AS (
+      UPDATE time_entries SET started_at = $${n}::bigint
+      WHERE id = $${n + 1}::uuid AND workspace_id = $${n + 2}::uuid AND user_id = $${n + 3}::uuid
+      RETURNING 1
+    )`
+}
+
+const remembered: Part = {
+  values: ({ userId, workspaceId }, { idempotency: record }) =>
+    record === undefined ? undefined : [
+      workspaceId,
+      userId,
+      Text.encode(record.key),
+      record.fingerprint,
+      record.createdAt,
+      record.response?.status ?? null,
+      record.response === null ? null : Text.encode(record.response.body)
+    ],
+  text: (n) => `remembered AS (
     INSERT INTO idempotency_records
       (workspace_id, user_id, idempotency_key, fingerprint, created_at, response_status, response_body)
-    VALUES (${param(scope.workspaceId)}::uuid, ${param(scope.userId)}::uuid, ${param(Text.encode(record.key))}::text,
-      ${param(record.fingerprint)}::text, ${param(record.createdAt)}::bigint,
-      ${param(record.response?.status ?? null)}::integer,
-      ${param(record.response === null ? null : Text.encode(record.response.body))}::text)
+    VALUES ($${n}::uuid, $${n + 1}::uuid, $${n + 2}::text, $${n + 3}::text, $${n + 4}::bigint, $${n + 5}::integer,
+      $${n + 6}::text)
     ON CONFLICT (workspace_id, user_id, idempotency_key) DO UPDATE SET
       fingerprint = EXCLUDED.fingerprint, created_at = EXCLUDED.created_at,
       response_status = EXCLUDED.response_status, response_body = EXCLUDED.response_body
     RETURNING 1
   )`
+}
 
 /**
  * Deletes a bounded batch of expired idempotency records of any scope, skipping rows another transaction holds (so
  * concurrent writers never wait on each other here) and the record this write stores.
  */
-const forget = (param: Param, scope: UserScope, before: number, keep: string | undefined): string =>
-  `forgotten AS (
+const forgotten: Part = {
+  values: ({ userId, workspaceId }, { forgetIdempotencyBefore: before, idempotency: keep }) =>
+    before === undefined
+      ? undefined
+      : keep === undefined
+      ? [before]
+      : [before, workspaceId, userId, Text.encode(keep.key)],
+  text: (n, { idempotency: keep }) => `forgotten AS (
     DELETE FROM idempotency_records
     WHERE (workspace_id, user_id, idempotency_key) IN (
       SELECT workspace_id, user_id, idempotency_key FROM idempotency_records
-      WHERE created_at < ${param(before)}::bigint
+      WHERE created_at < $${n}::bigint
         ${
     keep === undefined
       ? ""
-      : `AND NOT (workspace_id = ${param(scope.workspaceId)}::uuid AND user_id = ${param(scope.userId)}::uuid
-          AND idempotency_key = ${param(Text.encode(keep))}::text)`
+      : `AND NOT (workspace_id = $${n + 1}::uuid AND user_id = $${n + 2}::uuid AND idempotency_key = $${n + 3}::text)`
   }
       ORDER BY created_at
       LIMIT ${FORGET_BATCH}
       FOR UPDATE SKIP LOCKED)
     RETURNING 1
   )`
+}
+
+/** The parts in the order they appear in the statement. */
+const PARTS: ReadonlyArray<Part> = [finished, inserted, moved, remembered, forgotten]
+
+/** The text of each shape of write, by the parts present and the length of each part's values. */
+const texts = new Map<string, string>()
 
 /**
- * All the changes of one step in one statement, or `undefined` when there are none.
+ * All the changes of one step in one statement, or `undefined` when there are none. The text depends only on which
+ * parts are present (a few shapes, each built once); the values are collected for each write.
  *
  * A partial unique index is checked row by row, so the running entry must be finished before the new one is
  * inserted. Data-modifying CTEs run in no guaranteed order, except that a CTE reading another's output must wait for
@@ -168,45 +227,26 @@ const forget = (param: Param, scope: UserScope, before: number, keep: string | u
  * completion.
  */
 export const write = (scope: UserScope, changes: TimerChanges): Compiled | undefined => {
-  const { userId, workspaceId } = scope
-  const { param, values } = parameters()
-  const parts: Array<string> = []
-  const finish = changes.finish
-  if (finish !== undefined && isId(finish.id)) {
-    parts.push(`finished AS (
-      UPDATE time_entries SET status = ${param(finish.status)}::text, ended_at = ${param(finish.endedAt)}::bigint
-      WHERE id = ${param(finish.id)}::uuid AND workspace_id = ${param(workspaceId)}::uuid
-        AND user_id = ${param(userId)}::uuid
-      RETURNING 1
-    )`)
+  const values: Array<unknown> = []
+  let shape = ""
+  for (const part of PARTS) {
+    const own = part.values(scope, changes)
+    shape += own === undefined ? "-" : `${own.length},`
+    if (own !== undefined) for (const value of own) values.push(value)
   }
-  const insert = changes.insert
-  if (insert !== undefined) {
-    const afterFinish = parts.length > 0 ? "WHERE (SELECT count(*) FROM finished) >= 0" : ""
-    parts.push(`inserted AS (
-      INSERT INTO time_entries
-        (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
-      SELECT ${param(insert.id)}::uuid, ${param(insert.workspaceId)}::uuid, ${param(insert.userId)}::uuid,
-        ${param(insert.projectId)}::uuid, ${param(insert.status)}::text, ${param(insert.billable)}::boolean,
-        ${param(Text.encodeNullable(insert.note))}::text, ${param(insert.startedAt)}::bigint,
-        ${param(insert.endedAt)}::bigint, ${param(insert.payRateCents)}::integer
-      ${afterFinish}
-      RETURNING 1
-    )`)
+  if (values.length === 0) return undefined
+  let text = texts.get(shape)
+  if (text === undefined) {
+    const parts: Array<string> = []
+    let first = 1
+    for (const part of PARTS) {
+      const count = part.values(scope, changes)?.length
+      if (count === undefined) continue
+      parts.push(part.text(first, changes))
+      first += count
+    }
+    text = `WITH ${parts.join(", ")} SELECT 1`
+    texts.set(shape, text)
   }
-  const move = changes.moveStart
-  if (move !== undefined && isId(move.id)) {
-    parts.push(`moved AS (
-      UPDATE time_entries SET started_at = ${param(move.startedAt)}::bigint
-      WHERE id = ${param(move.id)}::uuid AND workspace_id = ${param(workspaceId)}::uuid
-        AND user_id = ${param(userId)}::uuid
-      RETURNING 1
-    )`)
-  }
-  if (changes.idempotency !== undefined) parts.push(remember(param, scope, changes.idempotency))
-  if (changes.forgetIdempotencyBefore !== undefined) {
-    parts.push(forget(param, scope, changes.forgetIdempotencyBefore, changes.idempotency?.key))
-  }
-  if (parts.length === 0) return undefined
-  return { text: `WITH ${parts.join(", ")} SELECT 1`, values }
+  return { text, values }
 }
