@@ -62,6 +62,8 @@ export interface World {
     readonly owner: string
     readonly admin: string
     readonly member: string
+    /** The member's second key (another device), as able as `member`. */
+    readonly memberSecond: string
     /** The owner's key from before `projects:write` existed. */
     readonly ownerOld: string
     /** The member's key with only `clients:read`. */
@@ -93,6 +95,7 @@ export const make = (now: number): { readonly fixture: unknown; readonly world: 
     owner: newKey(),
     admin: newKey(),
     member: newKey(),
+    memberSecond: newKey(),
     ownerOld: newKey(),
     readOnly: newKey(),
     expired: newKey(),
@@ -155,6 +158,7 @@ export const make = (now: number): { readonly fixture: unknown; readonly world: 
       key("owner", owner, ws),
       key("admin", admin, ws),
       key("member", member, ws),
+      key("memberSecond", member, ws),
       key("ownerOld", owner, ws, { scopes: ["clients:read", "projects:read", "timers:read", "timers:write"] }),
       key("readOnly", member, ws, { scopes: ["clients:read"] }),
       key("expired", member, ws, { createdAt: iso(now - 365 * DAY) }),

@@ -1,8 +1,9 @@
 /**
  * Race checks for stacks that declare real concurrency: batches of starts, stops and duplicated idempotent requests
- * for one user, fired at once. The end state must be one the spec allows: never two active entries (watched through
- * the backdoor while the batch runs, when there is one), every idempotency key executed once, duplicates answered
- * with the same bytes, the rate limit exact, and never a 5xx.
+ * for one user, fired at once through two API keys of that user (so that nothing tied to one key, such as its
+ * rate-limit count, can serialize them in the user's lock's place). The end state must be one the spec allows: never
+ * two active entries (watched through the backdoor while the batch runs, when there is one), every idempotency key
+ * executed once whichever key sent it, duplicates answered with the same bytes, the rate limit exact, and never a 5xx.
  *
  * @since 0.1.0
  */
@@ -46,20 +47,23 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
       for (let round = 0; round < options.rounds; round++) {
         const world = yield* World.seed(stack)
         const key = world.keys.member
+        // The user's two keys, in turn; each start's duplicate goes through the key its original did not use.
+        const keys = [world.keys.member, world.keys.memberSecond]
+        const keyOf = (i: number) => keys[i % 2] ?? key
         const projects = [world.projects.website, world.projects.app, world.projects.support]
         const starts = Array.from({ length: 16 }, (_, i) => ({ key: `s${i}`, projectId: projects[i % 3] ?? "" }))
         const requests: Array<Effect.Effect<readonly ["start" | "stop", string, Outcome]>> = [
-          ...[...starts, ...starts].map((s) =>
+          ...[...starts, ...starts].map((s, i) =>
             Effect.map(
-              stack.call("startTimer", as(key, { idempotencyKey: s.key, body: json({ projectId: s.projectId }) })),
+              stack.call("startTimer", as(keyOf(i + Math.floor(i / starts.length)), { idempotencyKey: s.key, body: json({ projectId: s.projectId }) })),
               (o) => ["start", s.key, o] as const
             )
           ),
           ...Array.from({ length: 8 }, (_, i) =>
             Effect.gen(function*() {
-              const current = expectSuccess(yield* stack.call("getActiveTimer", as(key)), "getActiveTimer")
+              const current = expectSuccess(yield* stack.call("getActiveTimer", as(keyOf(i))), "getActiveTimer")
               const timerId = current.timer?.id ?? World.newId()
-              return ["stop", `t${i}`, yield* stack.call("stopTimer", as(key, { idempotencyKey: `t${i}`, path: { timerId } }))] as const
+              return ["stop", `t${i}`, yield* stack.call("stopTimer", as(keyOf(i + 1), { idempotencyKey: `t${i}`, path: { timerId } }))] as const
             })
           )
         ]
@@ -102,8 +106,10 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
     Effect.gen(function*() {
       for (let round = 0; round < options.rounds; round++) {
         const world = yield* World.seed(stack)
-        const request = as(world.keys.member, { idempotencyKey: "same", body: json({ projectId: world.projects.website }) })
-        const outcomes = yield* Effect.all(Array.from({ length: 10 }, () => stack.call("startTimer", request)), {
+        const keys = [world.keys.member, world.keys.memberSecond]
+        const request = (i: number) =>
+          as(keys[i % 2] ?? world.keys.member, { idempotencyKey: "same", body: json({ projectId: world.projects.website }) })
+        const outcomes = yield* Effect.all(Array.from({ length: 10 }, (_, i) => stack.call("startTimer", request(i))), {
           concurrency: "unbounded"
         })
         never5xx(outcomes)
@@ -115,8 +121,8 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
           expect(yield* stack.backdoor.entryCount(world.workspace, world.users.member)).toBe(1)
         }
         const stops = yield* Effect.all(
-          Array.from({ length: 10 }, () =>
-            stack.call("stopTimer", as(world.keys.member, { idempotencyKey: "stop", path: { timerId: (outcomes[0]?.body as { timer: { id: string } }).timer.id } }))
+          Array.from({ length: 10 }, (_, i) =>
+            stack.call("stopTimer", as(keys[i % 2] ?? world.keys.member, { idempotencyKey: "stop", path: { timerId: (outcomes[0]?.body as { timer: { id: string } }).timer.id } }))
           ),
           { concurrency: "unbounded" }
         )
