@@ -2,7 +2,7 @@
  * The adapter's own use of the wire protocol (`Exchange.ts`, `Database.ts`, `Transaction.ts`), on one pooled
  * connection so that every statement reuses what the one before left behind: rows read like node-postgres reads them,
  * the first time a statement is described and every later time from what was remembered; a refused statement leaves
- * the connection usable at once; a statement whose preparation was left in doubt by a failure is prepared again; a
+ * the connection usable at once; a parameter that cannot be sent costs the connection, not the process; a statement whose preparation was left in doubt by a failure is prepared again; a
  * transaction whose write fails is rolled back and leaves no transaction open.
  */
 import { describe, expect, layer } from "@effect/vitest"
@@ -75,6 +75,16 @@ describe("the wire protocol", () => {
         ]))
         expect(refused.index).toBe(1)
         expect(yield* db.sql("SELECT n FROM exchange_kept")).toEqual([])
+      }))
+
+    it.effect("fails a statement whose parameter cannot be sent, and replaces its connection", () =>
+      Effect.gen(function*() {
+        const pool: pg.Pool = yield* OnePool
+        const circular: Record<string, unknown> = {}
+        circular["self"] = circular
+        const refused = yield* Effect.flip(query(pool, "reading", { text: "SELECT $1::json AS j", values: [circular] }))
+        expect(refused.message).toContain("could not be sent")
+        expect(yield* query(pool, "reading", { text: "SELECT $1::json AS j", values: [{ a: 1 }] })).toEqual([{ j: { a: 1 } }])
       }))
 
     it.effect("prepares again a statement whose preparation a failure left in doubt", () =>

@@ -89,6 +89,8 @@ export class Exchange implements pg.Submittable {
   private readonly pending: Array<Pending> = []
   private done = 0
   private answer: Answer | undefined
+  /** A row whose text a parser refused: the exchange fails with it. */
+  private unreadable: Failure | undefined
   /** Whether the exchange is over: answered, with its rows or a failure. */
   ended = false
   /** Set by node-postgres when the client has a query timeout; called once when the exchange is over. */
@@ -105,7 +107,8 @@ export class Exchange implements pg.Submittable {
       preparedOn.set(connection, prepared)
     }
     this.prepared = prepared
-    // Every message of the exchange leaves in one write.
+    // Every message of the exchange leaves in one write. A parameter that cannot be sent (a value node-postgres cannot
+    // write) fails the exchange as a broken connection: part of it may be on its way.
     connection.stream.cork()
     try {
       for (const statement of this.statements) {
@@ -131,6 +134,8 @@ export class Exchange implements pg.Submittable {
         this.pending.push({ name, described: columns === undefined, columns, rows: [] })
       }
       connection.sync()
+    } catch (error) {
+      this.handleError(new Error(`a statement could not be sent: ${error instanceof Error ? error.message : String(error)}`))
     } finally {
       connection.stream.uncork()
     }
@@ -146,18 +151,25 @@ export class Exchange implements pg.Submittable {
   }
 
   handleDataRow(message: { readonly fields: ReadonlyArray<string | null> }): void {
-    const columns = this.pending[this.done]?.columns
-    if (columns === undefined) return
+    const statement = this.pending[this.done]
+    const columns = statement?.columns
+    if (statement === undefined || columns === undefined || this.unreadable !== undefined) return
     const row: Record<string, unknown> = {}
     const fields = message.fields
-    for (let i = 0; i < fields.length; i++) {
-      const name = columns.names[i]
-      const parse = columns.parsers[i]
-      if (name === undefined || parse === undefined) continue
-      const text = fields[i]
-      row[name] = text === null || text === undefined ? null : parse(text)
+    try {
+      for (let i = 0; i < fields.length; i++) {
+        const name = columns.names[i]
+        const parse = columns.parsers[i]
+        if (name === undefined || parse === undefined) continue
+        const text = fields[i]
+        row[name] = text === null || text === undefined ? null : parse(text)
+      }
+    } catch (error) {
+      // Thrown here, it would escape into the connection's reader; the exchange fails once the server is done.
+      this.unreadable = { error, index: this.done }
+      return
     }
-    ;(this.pending[this.done] as Pending).rows.push(row)
+    statement.rows.push(row)
   }
 
   handleCommandComplete(): void {
@@ -172,7 +184,7 @@ export class Exchange implements pg.Submittable {
   }
 
   handleReadyForQuery(): void {
-    this.end(undefined)
+    this.end(this.unreadable)
   }
 
   handleError(error: unknown): void {
