@@ -9,6 +9,7 @@ import type { EntriesQuery, NewProject, ReadAlong } from "@stint/core/Store"
 import type * as Statement from "@effect/sql/Statement"
 import { type Compiled, compile, sql } from "./Sql.js"
 import * as Text from "./Text.js"
+import { LOCK_KEY_OF_K } from "./TimerStatements.js"
 
 /** The columns of an entry joined with `p` (its project) and `c` (its client), named like `EntryRecord`'s fields. */
 export const entryColumns: Statement.Fragment = sql`e.id, e.project_id AS "projectId", p.name AS "projectName",
@@ -32,8 +33,8 @@ export const authenticate = (digest: string, now: number, policy: Policy, along?
 })
 
 // Fixed texts (compiled once; the connection prepares each once): $1 digest, $2 now, $3 limit, $4 key lifetime,
-// $5 the window's start (exclusive).
-const AUTHENTICATE_WITH = `WITH k AS (
+// $5 the window's start (exclusive). The key and its count, as CTEs; then the columns of the answer.
+const KEY_AND_COUNT = `WITH k AS (
     SELECT k.id, k.user_id, k.workspace_id, k.scopes, k.created_at, k.revoked_at, m.role, m.pay_rate_cents
     FROM api_keys k
     LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
@@ -46,12 +47,33 @@ const AUTHENTICATE_WITH = `WITH k AS (
       SET accepted_at = array_append(ARRAY(SELECT t FROM unnest(w.accepted_at) AS t WHERE t > $5::bigint), $2::bigint)
       WHERE (SELECT count(*) FROM unnest(w.accepted_at) AS t WHERE t > $5::bigint) < $3::bigint
     RETURNING true AS accepted
-  )
-  SELECT k.id, k.user_id AS "userId", k.workspace_id AS "workspaceId", array_to_string(k.scopes, ' ') AS scopes,
-    k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.role, k.pay_rate_cents AS "payRateCents",
-    EXISTS (SELECT 1 FROM counted) AS accepted`
+  )`
 
-const AUTHENTICATE = `${AUTHENTICATE_WITH}
+const KEY_COLUMNS = `SELECT k.id, k.user_id AS "userId", k.workspace_id AS "workspaceId",
+    array_to_string(k.scopes, ' ') AS scopes, k.created_at AS "createdAt", k.revoked_at AS "revokedAt", k.role,
+    k.pay_rate_cents AS "payRateCents", EXISTS (SELECT 1 FROM counted) AS accepted`
+
+const AUTHENTICATE = `${KEY_AND_COUNT}
+  ${KEY_COLUMNS}
+  FROM k`
+
+/**
+ * `authenticate`, also taking the advisory lock of the found key's scope (`TimerStatements.lockKey`, computed by the
+ * server from the key's row), for a timer transaction that authenticates in its first statement: the lock is held
+ * until the transaction ends, and the transaction's read, the next statement, sees every commit made before it was
+ * granted. No lock when no key has the digest. The window's row is locked first (the `accepted` column), then the
+ * user's lock (the `locked` column after it), in the order of the two statements this one replaces.
+ */
+export const authenticateAndLock = (digest: string, now: number, policy: Policy): Compiled => ({
+  text: AUTHENTICATE_AND_LOCK,
+  values: [digest, now, policy.limit, LIFETIME_MILLIS, now - policy.windowMillis]
+})
+
+const AUTHENTICATE_AND_LOCK = `${KEY_AND_COUNT}, locked AS (
+    SELECT pg_advisory_xact_lock(${LOCK_KEY_OF_K}) FROM k
+  )
+  ${KEY_COLUMNS},
+    (SELECT count(*) FROM locked) AS locked
   FROM k`
 
 /**
@@ -63,7 +85,8 @@ const ENTRY_JSON = `json_build_object('id', e.id, 'projectId', e.project_id, 'pr
     'note', e.note, 'startedAt', e.started_at, 'endedAt', e.ended_at, 'payRateCents', e.pay_rate_cents)`
 
 /** Authentication, and the key's active entry (`findActiveEntry` for the key's scope) as `activeEntry` (or null). */
-const AUTHENTICATE_WITH_ACTIVE_ENTRY = `${AUTHENTICATE_WITH},
+const AUTHENTICATE_WITH_ACTIVE_ENTRY = `${KEY_AND_COUNT}
+  ${KEY_COLUMNS},
     (SELECT ${ENTRY_JSON}
       FROM time_entries e
       JOIN projects p ON p.id = e.project_id

@@ -74,25 +74,15 @@ const READ = compile(sql`SELECT (
     WHERE p.id = ${""}::uuid AND p.workspace_id = $1::uuid) AS project`).text
 
 /**
- * The lock of the scope of the key with this digest (`lockKey` computed by the server from the key's row), for a
- * transaction that authenticates the key in its own first round trip: the scope is not known before the answer.
- * Takes no lock when no key has the digest.
- */
-export const lockByDigest = (digest: string): Compiled => ({ text: LOCK_BY_DIGEST, values: [digest] })
-
-/**
  * `lockKey` as SQL, of the `workspace_id` and `user_id` columns of `k`: the first 64 bits of the SHA-256 of
  * `stint-timer-lock\n<workspace>\n<user>` as a signed bigint.
  */
 export const LOCK_KEY_OF_K = `('x' || left(encode(sha256(convert_to(
     'stint-timer-lock' || chr(10) || k.workspace_id::text || chr(10) || k.user_id::text, 'UTF8')), 'hex'), 16))::bit(64)::bigint`
 
-const LOCK_BY_DIGEST = `SELECT pg_advisory_xact_lock(${LOCK_KEY_OF_K})
-  FROM api_keys k WHERE k.digest = $1::text`
-
 /**
- * `read` for the scope of the key with this digest (no row when there is none), sent after `lockByDigest` in the
- * same round trip.
+ * `read` for the scope of the key with this digest (no row when there is none), sent after
+ * `Queries.authenticateAndLock` (which took the scope's lock) in the same round trip.
  */
 export const readByDigest = (digest: string, query: TimerQuery): Compiled => ({
   text: READ_BY_DIGEST,

@@ -66,9 +66,9 @@ const sameQuery = (a: TimerQuery, b: TimerQuery): boolean =>
 export const authenticated = (row: Rows.Row): Authenticated => ({ key: Rows.key(row), accepted: row["accepted"] === true })
 
 /**
- * `Store.authenticateInTimerTransaction`: BEGIN, the authentication statement, the lock of the found key's scope and
- * the read of `expected` for that scope go out together, so a start or a stop costs two round trips (the write goes
- * with COMMIT) and one commit. When `body` fails, the transaction commits anyway: nothing of `body` was written (its
+ * `Store.authenticateInTimerTransaction`: BEGIN, the authentication statement (which also takes the lock of the found
+ * key's scope) and the read of `expected` for that scope go out together, so a start or a stop costs two round trips
+ * (the write goes with COMMIT) and one commit. When `body` fails, the transaction commits anyway: nothing of `body` was written (its
  * write waits for COMMIT), and the authentication's rate-limit count must stay.
  */
 export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
@@ -80,9 +80,8 @@ export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
   retryTransient(Transaction.run(pool, "timer transaction", [], (send) =>
     Effect.gen(function*() {
       const { digest, now, policy } = authentication
-      const [keyRows = [], , readRows = []] = yield* send([
-        Queries.authenticate(digest, now, policy),
-        TimerStatements.lockByDigest(digest),
+      const [keyRows = [], readRows = []] = yield* send([
+        Queries.authenticateAndLock(digest, now, policy),
         TimerStatements.readByDigest(digest, expected)
       ])
       const found = Option.fromNullable((yield* Rows.each("authenticating a key", keyRows, authenticated))[0])
