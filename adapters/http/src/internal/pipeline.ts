@@ -16,6 +16,7 @@ import * as Runtime from "effect/Runtime"
 import { randomUUID } from "node:crypto"
 import type * as Observer from "../Observer.js"
 import { type Incoming, type Outcome, safely } from "./dispatch.js"
+import * as InFlight from "./inFlight.js"
 import type * as LogWriter from "./logWriter.js"
 
 export type { Incoming } from "./dispatch.js"
@@ -171,11 +172,11 @@ export const runner = (
   const fork = Runtime.runFork(runtime)
   const minimum = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
   const logs = (level: LogLevel.LogLevel) => LogLevel.greaterThanEqual(level, minimum)
-  const running = new Set<{ readonly interrupt: () => void }>()
+  const running = InFlight.make()
   let idle: Array<() => void> = []
-  const finished = (entry: { readonly interrupt: () => void }) => {
-    running.delete(entry)
-    if (running.size > 0 || idle.length === 0) return
+  const finished = (entry: InFlight.Entry) => {
+    running.remove(entry)
+    if (running.size() > 0 || idle.length === 0) return
     const waiting = idle
     idle = []
     for (const resolve of waiting) resolve()
@@ -183,8 +184,7 @@ export const runner = (
   const run = (incoming: Incoming, respond: (response: Outgoing) => void) => {
     const requestId = randomUUID()
     const fiber = fork(handle(incoming, requestId, options.observer))
-    const entry = { interrupt: () => fiber.unsafeInterruptAsFork(FiberId.none) }
-    running.add(entry)
+    const entry = running.add(() => fiber.unsafeInterruptAsFork(FiberId.none))
     fiber.addObserver((exit) => {
       finished(entry)
       // What `FiberId.threadName` answers for a runtime fiber id, without the set of ids it builds first.
@@ -218,10 +218,10 @@ export const runner = (
       }
     },
     logs,
-    whenIdle: () => running.size === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve)),
-    inFlight: () => running.size,
+    whenIdle: () => running.size() === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve)),
+    inFlight: running.size,
     interruptAll: () => {
-      for (const entry of running) entry.interrupt()
+      for (const interrupt of running.all()) interrupt()
     }
   }
 }
