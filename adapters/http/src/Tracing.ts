@@ -19,6 +19,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as EffectTracer from "effect/Tracer"
 import * as OtelSpan from "./internal/otelSpan.js"
+import * as TracingEnabled from "./internal/tracingEnabled.js"
 
 /** The `service.name` of Stint's spans unless `OTEL_SERVICE_NAME` says otherwise. */
 const SERVICE_NAME = "stint"
@@ -28,20 +29,12 @@ const nonEmpty = (name: string) =>
 
 /**
  * Whether spans are to be exported: an OTLP endpoint is set, the SDK is not disabled (`OTEL_SDK_DISABLED=true`), and
- * `OTEL_TRACES_EXPORTER` is not `none`.
+ * `OTEL_TRACES_EXPORTER` is not `none`. (Read without loading this module's OpenTelemetry dependencies from
+ * `internal/tracingEnabled.ts`, where `stint serve` reads it.)
  *
  * @since 0.1.0
  */
-export const enabledConfig: Config.Config<boolean> = Config.all({
-  endpoint: nonEmpty("OTEL_EXPORTER_OTLP_ENDPOINT"),
-  tracesEndpoint: nonEmpty("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
-  disabled: nonEmpty("OTEL_SDK_DISABLED"),
-  exporter: nonEmpty("OTEL_TRACES_EXPORTER")
-}).pipe(Config.map(({ disabled, endpoint, exporter, tracesEndpoint }) =>
-  (Option.isSome(endpoint) || Option.isSome(tracesEndpoint)) &&
-  !Option.exists(disabled, (value) => value.trim().toLowerCase() === "true") &&
-  !Option.exists(exporter, (value) => value.trim().toLowerCase() === "none")
-))
+export const enabledConfig: Config.Config<boolean> = TracingEnabled.config
 
 /**
  * A batching processor over the OTLP/HTTP (JSON) exporter, configured by the standard environment variables.

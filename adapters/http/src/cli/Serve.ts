@@ -19,10 +19,9 @@ import { CliError, EXIT_USAGE } from "../internal/cliFailure.js"
 import * as NodeHashing from "../NodeHashing.js"
 import { check, database } from "../internal/cliOptions.js"
 import * as HeapGrowth from "../internal/heapGrowth.js"
-import * as MetricsServer from "../MetricsServer.js"
-import * as Observability from "../Observability.js"
+import * as TracingEnabled from "../internal/tracingEnabled.js"
+import type * as Observability from "../Observability.js"
 import * as Server from "../Server.js"
-import * as Tracing from "../Tracing.js"
 import * as Demo from "./Demo.js"
 
 const positive = (name: string, fallback: number, integer: boolean) =>
@@ -94,15 +93,15 @@ const baseUrlOf = (address: HttpServer.Address): string =>
     : `http://${Demo.reachableHost(address.hostname)}:${address.port}`
 
 /**
- * Once the server is listening: the demo's lines (given the base URL to call), then the ready line of
- * `cli-and-fixtures.md`.
+ * Once the server is listening: the demo's lines (given the base URL to call), the metrics listener's address (when
+ * there is one), then the ready line of `cli-and-fixtures.md`.
  */
-const announce = (demoLines: (baseUrl: string) => ReadonlyArray<string>) =>
+const announce = (demoLines: (baseUrl: string) => ReadonlyArray<string>, metricsUrl: Effect.Effect<Option.Option<string>>) =>
   Layer.effectDiscard(Effect.gen(function*() {
     const { address } = yield* HttpServer.HttpServer
     for (const line of demoLines(baseUrlOf(address))) yield* Console.log(line)
-    const metrics = yield* Effect.serviceOption(MetricsServer.MetricsServer)
-    if (Option.isSome(metrics)) yield* Console.log(`metrics on ${metrics.value.url}`)
+    const metrics = yield* metricsUrl
+    if (Option.isSome(metrics)) yield* Console.log(`metrics on ${metrics.value}`)
     // Last, so that whoever waits for it has seen every line before it.
     yield* Console.log(
       address._tag === "UnixAddress"
@@ -110,6 +109,32 @@ const announce = (demoLines: (baseUrl: string) => ReadonlyArray<string>) =>
         : `listening on http://${address.hostname.includes(":") ? `[${address.hostname}]` : address.hostname}:${address.port}`
     )
   }))
+
+/**
+ * Metrics and traces as `options` ask for them. Their modules (OpenTelemetry's SDK and exporters, about 10 MB of a
+ * serving process) are loaded only when one of them is on.
+ */
+const observing = (options: { readonly metricsPort: Option.Option<number>; readonly metricsHost: string }) =>
+  Effect.gen(function*() {
+    const tracing = yield* TracingEnabled.config
+    if (Option.isNone(options.metricsPort) && !tracing) return undefined
+    const [observability, metricsServer, tracer] = yield* Effect.promise(() =>
+      Promise.all([import("../Observability.js"), import("../MetricsServer.js"), import("../Tracing.js")])
+    )
+    const chosen: Observability.Options = {
+      metrics: Option.match(options.metricsPort, {
+        onNone: () => undefined,
+        onSome: (port) => ({ host: options.metricsHost, port })
+      }),
+      spanProcessors: tracing ? [tracer.otlpProcessor()] : []
+    }
+    return {
+      observer: observability.hooks(observability.shapeOf(chosen)),
+      layer: observability.layer(chosen),
+      storeLayer: observability.storeLayer(chosen),
+      metricsUrl: Effect.map(Effect.serviceOption(metricsServer.MetricsServer), Option.map((server) => server.url))
+    }
+  })
 
 /**
  * `stint serve [--host H] [--port P] [--database URL] [--demo]`.
@@ -123,13 +148,7 @@ export const command = Command.make("serve", { host, port, database, demo, metri
     if (Option.exists(options.metricsPort, (port) => port !== 0 && port === options.port)) {
       return yield* new CliError({ message: "--metrics-port must differ from --port", exitCode: EXIT_USAGE })
     }
-    const observability: Observability.Options = {
-      metrics: Option.match(options.metricsPort, {
-        onNone: () => undefined,
-        onSome: (port) => ({ host: options.metricsHost, port })
-      }),
-      spanProcessors: (yield* Tracing.enabledConfig) ? [Tracing.otlpProcessor()] : []
-    }
+    const observed = yield* observing(options)
     // A long-running process: keep the old generation near the live heap (see internal/heapGrowth.ts).
     yield* Effect.sync(HeapGrowth.bound)
     yield* Effect.gen(function*() {
@@ -139,18 +158,16 @@ export const command = Command.make("serve", { host, port, database, demo, metri
           onNone: () => [],
           onSome: Option.match({ onNone: () => [Demo.skipped], onSome: (made) => Demo.announcement(made, baseUrl) })
         })
-      yield* Layer.launch(announce(demoLines).pipe(
-        Layer.provide(Server.layer({
-          host: options.host,
-          port: options.port,
-          observer: Observability.hooks(Observability.shapeOf(observability))
-        })),
+      yield* Layer.launch(announce(demoLines, observed?.metricsUrl ?? Effect.succeedNone).pipe(
+        Layer.provide(Server.layer({ host: options.host, port: options.port, observer: observed?.observer })),
         Layer.provide(Layer.succeed(Settings.Settings, settings)),
         Layer.provide(NodeHashing.layer),
-        Layer.provide(Observability.layer(observability))
+        Layer.provide(observed?.layer ?? Layer.empty)
       ))
     }).pipe(Effect.provide(
-      Observability.storeLayer(observability).pipe(Layer.provide(Database.layer(options.database)))
+      observed === undefined
+        ? Database.layer(options.database)
+        : observed.storeLayer.pipe(Layer.provide(Database.layer(options.database)))
     ))
   })).pipe(
     Command.withDescription(
