@@ -167,6 +167,9 @@ export const withConnection = <A, E, R>(
       const connection: Connection = {
         send: (what, statements) =>
           Effect.uninterruptible(Effect.async<ReadonlyArray<ReadonlyArray<Row>>, StoreError>((resume) => {
+            // A connection in doubt (it timed out, or broke) takes nothing more: a ROLLBACK behind a statement that
+            // timed out would only wait for its own timeout.
+            if (held.failure !== undefined) return resume(Effect.fail(storeError(what, held.failure.error)))
             const exchange = new Exchange(statements, (failure, rows) => {
               if (failure !== undefined && breaksConnection(failure.error)) held.failure = failure
               resume(failure === undefined ? Effect.succeed(rows) : Effect.fail(storeError(what, failure.error)))
