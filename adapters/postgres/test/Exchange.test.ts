@@ -2,8 +2,9 @@
  * The adapter's own use of the wire protocol (`Exchange.ts`, `Database.ts`, `Transaction.ts`), on one pooled
  * connection so that every statement reuses what the one before left behind: rows read like node-postgres reads them,
  * the first time a statement is described and every later time from what was remembered; a refused statement leaves
- * the connection usable at once; a parameter that cannot be sent costs the connection, not the process; a statement whose preparation was left in doubt by a failure is prepared again; a
- * transaction whose write fails is rolled back and leaves no transaction open.
+ * the connection usable at once; a parameter that cannot be sent costs the connection, not the process; a statement
+ * whose preparation was left in doubt by a failure is prepared again; a transaction whose write fails is rolled back
+ * and leaves no transaction open.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -21,6 +22,17 @@ class OnePool extends Effect.Service<OnePool>()("test/OnePool", {
 }) {}
 
 const testLayer = Layer.provideMerge(OnePool.Default, databaseLayer)
+
+/** A table of whole numbers of this test's own (created through the backdoor): its INSERT, and its rows as read back. */
+const numbers = (name: string) =>
+  Effect.gen(function*() {
+    const db = yield* TestDatabase
+    yield* db.sql(`CREATE TABLE IF NOT EXISTS ${name} (n integer PRIMARY KEY)`)
+    return {
+      insert: (n: number) => ({ text: `INSERT INTO ${name} (n) VALUES ($1::integer)`, values: [n] }),
+      rows: db.sql(`SELECT n FROM ${name} ORDER BY n`)
+    }
+  })
 
 /** Every column type the adapter reads, including a null and a `bigint` beyond 32 bits. */
 const KINDS = {
@@ -67,14 +79,13 @@ describe("the wire protocol", () => {
     it.effect("names the statement the server refused, and keeps nothing of the statements sent with it", () =>
       Effect.gen(function*() {
         const pool: pg.Pool = yield* OnePool
-        const db = yield* TestDatabase
-        yield* db.sql("CREATE TABLE IF NOT EXISTS exchange_kept (n integer)")
+        const kept = yield* numbers("exchange_kept")
         const refused = yield* Effect.flip(queryAll(pool, "writing", [
-          { text: "INSERT INTO exchange_kept (n) VALUES ($1::integer)", values: [1] },
+          kept.insert(1),
           { text: "SELECT 1 / $1::integer AS q", values: [0] }
         ]))
         expect(refused.index).toBe(1)
-        expect(yield* db.sql("SELECT n FROM exchange_kept")).toEqual([])
+        expect(yield* kept.rows).toEqual([])
       }))
 
     it.effect("fails a statement whose parameter cannot be sent, and replaces its connection", () =>
@@ -118,13 +129,11 @@ describe("the wire protocol", () => {
     it.effect("rolls back a transaction whose write fails, and leaves no transaction open", () =>
       Effect.gen(function*() {
         const pool: pg.Pool = yield* OnePool
-        const db = yield* TestDatabase
-        yield* db.sql("CREATE TABLE IF NOT EXISTS exchange_tx (n integer PRIMARY KEY)")
-        const insert = (n: number) => ({ text: "INSERT INTO exchange_tx (n) VALUES ($1::integer)", values: [n] })
+        const { insert, rows } = yield* numbers("exchange_tx")
         const exit = yield* Effect.exit(Transaction.run(pool, "writing", [], (send) =>
           Effect.map(send([insert(1)]), () => ({ result: "done", commitWith: [insert(2), insert(1)] }))))
         expect(Exit.isFailure(exit)).toBe(true)
-        expect(yield* db.sql("SELECT n FROM exchange_tx")).toEqual([])
+        expect(yield* rows).toEqual([])
         // The same connection, outside any transaction: each statement is a transaction of its own, with its own now().
         const now = raw("SELECT now()::text AS t")
         const before = yield* query(pool, "checking", now)
@@ -132,20 +141,18 @@ describe("the wire protocol", () => {
         expect(yield* query(pool, "checking", now)).not.toEqual(before)
         const ok = yield* Transaction.run(pool, "writing", [], () => Effect.succeed({ result: "done", commitWith: [insert(3)] }))
         expect(ok).toBe("done")
-        expect(yield* db.sql("SELECT n FROM exchange_tx")).toEqual([{ n: 3 }])
+        expect(yield* rows).toEqual([{ n: 3 }])
       }))
 
     it.effect("commits what a transaction read and wrote before its body failed, when asked to", () =>
       Effect.gen(function*() {
         const pool: pg.Pool = yield* OnePool
-        const db = yield* TestDatabase
-        yield* db.sql("CREATE TABLE IF NOT EXISTS exchange_commit (n integer)")
-        const insert = (n: number) => ({ text: "INSERT INTO exchange_commit (n) VALUES ($1::integer)", values: [n] })
+        const { insert, rows } = yield* numbers("exchange_commit")
         const body = (send: Transaction.Send) => Effect.zipRight(send([insert(1)]), Effect.fail("refused" as const))
         expect(yield* Effect.flip(Transaction.run(pool, "writing", [], body))).toBe("refused")
-        expect(yield* db.sql("SELECT n FROM exchange_commit")).toEqual([])
+        expect(yield* rows).toEqual([])
         expect(yield* Effect.flip(Transaction.run(pool, "writing", [], body, "commit"))).toBe("refused")
-        expect(yield* db.sql("SELECT n FROM exchange_commit")).toEqual([{ n: 1 }])
+        expect(yield* rows).toEqual([{ n: 1 }])
       }))
   })
 })

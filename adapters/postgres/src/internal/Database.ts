@@ -28,7 +28,8 @@ const CLIENT_GRACE_MILLIS = 1_000
 /**
  * A pool on `settings.url`, ended when the scope closes. Connecting waits at most `connectTimeoutMillis`; for queries,
  * the server cancels any statement after `statementTimeoutMillis` (lock waits included) and the client gives up a
- * little later if the server stays silent; a session idle inside a transaction is ended by the server. The pool for migrations holds one connection and no statement timeout.
+ * little later if the server stays silent; a session idle inside a transaction is ended by the server. The pool for
+ * migrations holds one connection and no statement timeout.
  */
 export const makePool = (
   settings: PoolSettings,
