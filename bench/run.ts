@@ -8,10 +8,16 @@
  *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
  *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
  *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
- *     [--profile DIR]
+ *     [--profile DIR] [--observability metrics,traces]
  *
  * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per store in DIR,
  * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`).
+ *
+ * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
+ * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver, `internal/OtlpSink.ts`)
+ * against the same
+ * build with both off on its own copy of the data, alternating rounds, instead of against the baselines; the report
+ * adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach the observed server.
  *
  * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
  * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
@@ -28,6 +34,7 @@ import * as EmbeddedPostgres from "../testing/EmbeddedPostgres.js"
 import * as Cpu from "./internal/Cpu.js"
 import * as Data from "./internal/Data.js"
 import * as Load from "./internal/Load.js"
+import * as OtlpSink from "./internal/OtlpSink.js"
 import * as Profile from "./internal/Profile.js"
 import * as Scenarios from "./internal/Scenarios.js"
 import * as Table from "./internal/Table.js"
@@ -48,7 +55,8 @@ const { values: options } = parseArgs({
     "memory-stores": { type: "string", default: "sqlite,postgres" },
     "core-ops": { type: "string", default: "3000" },
     "baseline-dir": { type: "string" },
-    profile: { type: "string" }
+    profile: { type: "string" },
+    observability: { type: "string" }
   }
 })
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
@@ -61,6 +69,11 @@ const memoryRequests = Number(options["memory-requests"])
 const memoryStores = memoryRequests > 0 ? list(options["memory-stores"]) : []
 const log = (line: string) => process.stderr.write(`${line}\n`)
 const profileDir = options.profile === undefined ? undefined : resolve(options.profile)
+const observing = options.observability === undefined ? [] : list(options.observability)
+for (const part of observing) {
+  if (part !== "metrics" && part !== "traces") throw new Error(`--observability takes metrics, traces or both, not ${part}`)
+}
+const observability = observing.length > 0
 
 const work = mkdtempSync(join(tmpdir(), "stint-bench-"))
 const dataDir = join(work, "data")
@@ -129,6 +142,26 @@ const stint = (...args: Array<string>) =>
     env: { ...process.env, STINT_PG_STATEMENT_TIMEOUT_MS: "3600000" }
   })
 
+/** A copy of a seeded store: the SQLite file copied, or a PostgreSQL database made from the seeded one as template. */
+const copyOf = async (url: string, server: string | undefined, suffix: string): Promise<string> => {
+  if (url.startsWith("sqlite:")) {
+    const file = url.slice("sqlite:".length)
+    const copy = file.replace(/\.db$/, "-copy.db")
+    cpSync(file, copy)
+    // Seeding has ended (its process closed the file), so a WAL file is normally gone; if one was kept, it goes along.
+    if (existsSync(`${file}-wal`)) cpSync(`${file}-wal`, `${copy}-wal`)
+    return `sqlite:${copy}`
+  }
+  if (server === undefined) throw new Error(`no PostgreSQL server to copy ${url} on`)
+  const name = `stint_bench_copy_${suffix}`
+  await admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await admin(server, `CREATE DATABASE ${name} TEMPLATE ${new URL(url).pathname.slice(1)}`)
+  cleanups.push(() => admin(server, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
+  const copy = new URL(server)
+  copy.pathname = `/${name}`
+  return copy.toString()
+}
+
 /** Seeds Stint's database from the fixture files. */
 const seedStint = async (url: string): Promise<void> => {
   stint("seed", join(dataDir, "fixture.json"), "--database", url)
@@ -188,31 +221,48 @@ const main = async () => {
     log(`seeding Stint on ${store}`)
     await seedStint(url)
   }
+  /** With `--observability`, the plain server's own copy of each store (the same data, none of the other's writes). */
+  const plainUrls: Record<string, string> = {}
+  if (observability) {
+    for (const [store, url] of Object.entries(stintUrls)) plainUrls[store] = await copyOf(url, pgServer, suffix)
+  }
+
+  const sink = observing.includes("traces") ? await OtlpSink.start() : undefined
+  if (sink !== undefined) cleanups.push(sink.stop)
+  const observed = observability
+    ? { metrics: observing.includes("metrics"), otlpEndpoint: sink?.endpoint }
+    : undefined
+  /** Spans the receiver got per request of the observed server, by store and scenario. */
+  const spanLines: Array<string> = []
 
   const rows: Array<Table.Row> = []
   const deepRows: Array<Table.DeepRow> = []
   for (const store of stores) {
     const url = stintUrls[store]
     if (url === undefined) continue
-    const targets = [await Targets.stint(`stint-${store}`, url, work, profileDir === undefined ? [] : [
+    const profiled = profileDir === undefined ? [] : [
       "--cpu-prof",
       "--cpu-prof-dir",
       profileDir,
       "--cpu-prof-name",
       `stint-${store}.cpuprofile`
-    ])]
-    const base = baseUrls[store]
+    ]
+    const targets = [await Targets.stint(`stint-${store}`, url, work, profiled, observed)]
+    const base = observability ? undefined : baseUrls[store]
+    const plainUrl = plainUrls[store]
+    if (plainUrl !== undefined) targets.push(await Targets.stint(`stint-${store}-plain`, plainUrl, work))
     if (shared !== undefined && base !== undefined) {
       targets.push(await Targets.baseline(`baseline-${store}`, join(shared, "baseline"), base, work))
     }
     // The PostgreSQL database of each target, whose backends' CPU time is read around every round.
     const databases = store === "postgres"
-      ? [url, base !== undefined && "pg" in base ? base.pg : undefined].map((u) => u === undefined ? undefined : new URL(u))
+      ? [url, plainUrl ?? (base !== undefined && "pg" in base ? base.pg : undefined)].map((u) => u === undefined ? undefined : new URL(u))
       : []
     try {
       for (const scenario of Scenarios.throughput(keys, connections)) {
         if (!wanted.includes(scenario.name)) continue
         const results = targets.map((): Array<Load.Result & { readonly cpu?: Cpu.PerRequest }> => [])
+        let spans = 0
         for (const target of targets) await scenario.setup?.(target.url)
         for (let round = 0; round < rounds; round++) {
           for (const [i, target] of targets.entries()) {
@@ -222,13 +272,20 @@ const main = async () => {
             }
             const database = databases[i]
             const before = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
+            const spansBefore = sink?.spans() ?? 0
             const result = await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.duration) })
             const after = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
+            if (i === 0) spans += (sink?.spans() ?? 0) - spansBefore
             for (const message of result.errorMessages) log(`${store} ${scenario.name}: transport error: ${message}`)
             results[i]?.push({ ...result, cpu: Cpu.perRequest(before, after, result.requests) })
           }
         }
         rows.push({ store, scenario: scenario.title, figures: results.map(summary) })
+        const observedRequests = results[0]?.reduce((n, r) => n + r.requests, 0) ?? 0
+        if (sink !== undefined && observedRequests > 0) {
+          // Spans still queued in the server at a round's end arrive during the next one: a batch at most either way.
+          spanLines.push(`| ${store} | ${scenario.title} | ${(spans / observedRequests).toFixed(2)} |`)
+        }
       }
       if (wanted.includes("deep") && keys.deep !== null) {
         const deep = []
@@ -248,7 +305,7 @@ const main = async () => {
     const url = stintUrls[store]
     if (url === undefined || memoryRequests <= 0) continue
     log(`${store} memory run: ${memoryRequests} mixed requests on a fresh stint serve`)
-    const target = await Targets.stint(`stint-${store}-memory`, url, work)
+    const target = await Targets.stint(`stint-${store}-memory`, url, work, [], observed)
     const marks = [300, 5_000, memoryRequests].filter((m, i, all) => m <= memoryRequests && all.indexOf(m) === i)
     const rss: Array<[number, number]> = [[0, Targets.rssMegabytes(target.pid)]]
     try {
@@ -270,8 +327,12 @@ const main = async () => {
     }
   }
 
-  const labels = shared === undefined ? ["Stint"] : ["Stint", "baseline"]
+  const labels = observability ? ["Stint observed", "Stint"] : shared === undefined ? ["Stint"] : ["Stint", "baseline"]
   process.stdout.write(`\n${Table.render({ labels, rows, deepRows, memoryRows, rounds, connections, duration: Number(options.duration), cores: cpus().length })}\n`)
+  if (spanLines.length > 0) {
+    process.stdout.write(`\nSpans the OTLP receiver got per request of Stint observed (one for the request, one for each of its store calls)\n\n`)
+    process.stdout.write(`| store | scenario | spans per request |\n|---|---|---|\n${spanLines.join("\n")}\n`)
+  }
   if (profileDir !== undefined) {
     for (const store of stores) {
       const file = join(profileDir, `stint-${store}.cpuprofile`)

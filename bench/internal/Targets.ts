@@ -68,19 +68,39 @@ const start = async (
  * `stint serve` on `database`, with the launcher's node flags (`launcherFlags`), pool 8 on PostgreSQL. SQLite runs at
  * `synchronous=NORMAL` unless `STINT_SQLITE_SYNCHRONOUS` says otherwise: the baselines run WAL with `NORMAL`, and
  * `../shared/bench` compares like with like. Stint's own default is `FULL` (see adapters/sqlite/README.md), which costs
- * a sync per write step.
+ * a sync per write step. With `observed`, metrics and traces are on as an operator turns them on: the metrics listener
+ * on a free port; spans (of every request, under the SDK's default sampler) exported over OTLP/HTTP.
  */
 export const stint = (
   label: string,
   database: string,
   logDir: string,
-  nodeOptions: ReadonlyArray<string> = []
+  nodeOptions: ReadonlyArray<string> = [],
+  observed?: Observed
 ): Promise<Target> =>
-  start(label, [...launcherFlags, ...nodeOptions, ...(process.env["STINT_BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? []), stintBin, "serve", "--port", "0", "--database", database], {
+  start(label, [
+    ...launcherFlags,
+    ...nodeOptions,
+    ...(process.env["STINT_BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? []),
+    stintBin,
+    "serve",
+    "--port",
+    "0",
+    "--database",
+    database,
+    ...(observed?.metrics === true ? ["--metrics-port", "0"] : [])
+  ], {
     STINT_RATE_LIMIT: String(RATE_LIMIT),
     STINT_PG_POOL_SIZE: "8",
-    STINT_SQLITE_SYNCHRONOUS: process.env["STINT_SQLITE_SYNCHRONOUS"] ?? "NORMAL"
+    STINT_SQLITE_SYNCHRONOUS: process.env["STINT_SQLITE_SYNCHRONOUS"] ?? "NORMAL",
+    ...(observed?.otlpEndpoint === undefined ? {} : { OTEL_EXPORTER_OTLP_ENDPOINT: observed.otlpEndpoint })
   }, join(logDir, `${label}.log`))
+
+/** What an observed `stint serve` gets: its metrics listener on a free port, and its spans exported to this endpoint. */
+export interface Observed {
+  readonly metrics: boolean
+  readonly otlpEndpoint: string | undefined
+}
 
 /** A baseline server from `dir` (a copy of `../shared/bench/baseline`): PostgreSQL when `pg` is given, else SQLite. */
 export const baseline = async (
