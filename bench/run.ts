@@ -18,6 +18,7 @@
  * against the same
  * build with both off on its own copy of the data, alternating rounds, instead of against the baselines; the report
  * adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach the observed server.
+ * `--observability none` runs two plain servers that way: the noise floor of the comparison.
  *
  * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
  * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
@@ -71,7 +72,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`)
 const profileDir = options.profile === undefined ? undefined : resolve(options.profile)
 const observing = options.observability === undefined ? [] : list(options.observability)
 for (const part of observing) {
-  if (part !== "metrics" && part !== "traces") throw new Error(`--observability takes metrics, traces or both, not ${part}`)
+  // `none`: both servers plain, to see how far two identical servers' figures drift apart on this machine.
+  if (part !== "metrics" && part !== "traces" && part !== "none") {
+    throw new Error(`--observability takes metrics, traces, both, or none, not ${part}`)
+  }
 }
 const observability = observing.length > 0
 
