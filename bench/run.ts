@@ -15,10 +15,10 @@
  *
  * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
  * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver, `internal/OtlpSink.ts`)
- * against the same
- * build with both off on its own copy of the data, alternating rounds, instead of against the baselines; the report
- * adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach the observed server.
- * `--observability none` runs two plain servers that way: the noise floor of the comparison.
+ * against the same build with both off on its own copy of the data, alternating rounds, instead of against the
+ * baselines; the report adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach
+ * the observed server; with it, the memory run is of an observed server too. `--observability none` runs two plain
+ * servers that way: the noise floor of the comparison.
  *
  * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
  * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
