@@ -7,17 +7,12 @@
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import { randomBytes } from "./internal/crypto.js"
+import { hexByte as hex, randomBytes } from "./internal/crypto.js"
 
 /** Random bytes drawn from the platform's source a page at a time: one call per 409 ids instead of one per id. */
 const POOL_BYTES = 4096
 let pool: Uint8Array = new Uint8Array(0)
 let used = POOL_BYTES
-
-const HEX: ReadonlyArray<string> = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"))
-
-/** Two lowercase hex digits of a byte. */
-const hex = (byte: number): string => HEX[byte & 0xff] as string
 
 /**
  * A UUIDv7 for the given epoch milliseconds.

@@ -24,9 +24,6 @@ import * as TracingEnabled from "./internal/tracingEnabled.js"
 /** The `service.name` of Stint's spans unless `OTEL_SERVICE_NAME` says otherwise. */
 const SERVICE_NAME = "stint"
 
-const nonEmpty = (name: string) =>
-  Config.string(name).pipe(Config.option, Config.map(Option.filter((value) => value.trim() !== "")))
-
 /**
  * Whether spans are to be exported: an OTLP endpoint is set, the SDK is not disabled (`OTEL_SDK_DISABLED=true`), and
  * `OTEL_TRACES_EXPORTER` is not `none`. (Read without loading this module's OpenTelemetry dependencies from
@@ -119,7 +116,7 @@ const isList = (
 export const layer = (
   processors: SpanProcessor | NonEmptyReadonlyArray<SpanProcessor>
 ): Layer.Layer<OtelTracer.OtelTracer> =>
-  Layer.unwrapEffect(Effect.map(Effect.orDie(nonEmpty("OTEL_SERVICE_NAME")), (serviceName) =>
+  Layer.unwrapEffect(Effect.map(Effect.orDie(TracingEnabled.nonEmpty("OTEL_SERVICE_NAME")), (serviceName) =>
     effectTracer(isList(processors) ? processors : [processors]).pipe(
       Layer.provideMerge(OtelTracer.layerTracer),
       Layer.provide(NodeSdk.layerTracerProvider(processors)),

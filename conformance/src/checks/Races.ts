@@ -47,16 +47,19 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
       for (let round = 0; round < options.rounds; round++) {
         const world = yield* World.seed(stack)
         const key = world.keys.member
-        // The user's two keys, in turn; each start's duplicate goes through the key its original did not use.
+        // The user's two keys, in turn.
         const keys = [world.keys.member, world.keys.memberSecond]
         const keyOf = (i: number) => keys[i % 2] ?? key
         const projects = [world.projects.website, world.projects.app, world.projects.support]
         const starts = Array.from({ length: 16 }, (_, i) => ({ key: `s${i}`, projectId: projects[i % 3] ?? "" }))
         const requests: Array<Effect.Effect<readonly ["start" | "stop", string, Outcome]>> = [
-          ...[...starts, ...starts].map((s, i) =>
-            Effect.map(
-              stack.call("startTimer", as(keyOf(i + Math.floor(i / starts.length)), { idempotencyKey: s.key, body: json({ projectId: s.projectId }) })),
-              (o) => ["start", s.key, o] as const
+          // Every start twice: its duplicate (`copy` 1) through the key the original (`copy` 0) did not use.
+          ...[0, 1].flatMap((copy) =>
+            starts.map((s, i) =>
+              Effect.map(
+                stack.call("startTimer", as(keyOf(i + copy), { idempotencyKey: s.key, body: json({ projectId: s.projectId }) })),
+                (o) => ["start", s.key, o] as const
+              )
             )
           ),
           ...Array.from({ length: 8 }, (_, i) =>

@@ -23,10 +23,13 @@ export const randomBytes = (n: number): Uint8Array => webCrypto().getRandomValue
 
 const HEX: ReadonlyArray<string> = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"))
 
+/** The two lowercase hex digits of a byte (of the low 8 bits of `byte`). */
+export const hexByte = (byte: number): string => HEX[byte & 0xff] as string
+
 /** Lowercase hex of bytes. */
 export const toHex = (bytes: Uint8Array): string => {
   let out = ""
-  for (const b of bytes) out += HEX[b] as string
+  for (const b of bytes) out += hexByte(b)
   return out
 }
 

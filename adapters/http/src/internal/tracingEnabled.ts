@@ -6,7 +6,8 @@
 import * as Config from "effect/Config"
 import * as Option from "effect/Option"
 
-const nonEmpty = (name: string) =>
+/** A variable that is set to something other than blanks. */
+export const nonEmpty = (name: string): Config.Config<Option.Option<string>> =>
   Config.string(name).pipe(Config.option, Config.map(Option.filter((value) => value.trim() !== "")))
 
 /** Whether spans are to be exported. */

@@ -147,7 +147,8 @@ export const queryAll = (
 export interface Connection {
   /**
    * Sends `statements` back to back and waits for every answer: one round trip. Fails with the first failure (the
-   * server skips the statements after it; inside a transaction, the transaction can then only be ended).
+   * server skips the statements after it; inside a transaction, the transaction can then only be ended). One round
+   * trip at a time: the first one also takes the connection from the pool.
    */
   readonly send: (what: string, statements: ReadonlyArray<Compiled>) => Effect.Effect<ReadonlyArray<ReadonlyArray<Row>>, StoreError>
 }

@@ -68,8 +68,8 @@ export const authenticated = (row: Rows.Row): Authenticated => ({ key: Rows.key(
 /**
  * `Store.authenticateInTimerTransaction`: BEGIN, the authentication statement (which also takes the lock of the found
  * key's scope) and the read of `expected` for that scope go out together, so a start or a stop costs two round trips
- * (the write goes with COMMIT) and one commit. When `body` fails, the transaction commits anyway: nothing of `body` was written (its
- * write waits for COMMIT), and the authentication's rate-limit count must stay.
+ * (the write goes with COMMIT) and one commit. When `body` fails, the transaction commits anyway: nothing of `body`
+ * was written (its write waits for COMMIT), and the authentication's rate-limit count must stay.
  */
 export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
 <A, E, R>(
