@@ -13,6 +13,7 @@ import * as Option from "effect/Option"
 import * as ApiKey from "./ApiKey.js"
 import * as Idempotency from "./Idempotency.js"
 import { randomBytes } from "./internal/crypto.js"
+import { EntryTable } from "./internal/entryTable.js"
 import * as RateLimit from "./RateLimit.js"
 import type {
   ApiKeyRow,
@@ -43,7 +44,8 @@ export interface Tables {
   readonly projects: Map<string, ProjectRow>
   readonly assignments: Map<string, AssignmentRow>
   readonly apiKeys: Map<string, ApiKeyRow>
-  readonly entries: Map<string, EntryRow>
+  /** A `Map` that also indexes the entries by user and workspace (it follows every `set` and `delete`). */
+  readonly entries: EntryTable
   readonly idempotency: Map<string, Idempotency.IdempotencyRecord>
   readonly rateHits: Map<string, ReadonlyArray<number>>
 }
@@ -68,7 +70,7 @@ const emptyTables = (): Tables => ({
   projects: new Map(),
   assignments: new Map(),
   apiKeys: new Map(),
-  entries: new Map(),
+  entries: new EntryTable(),
   idempotency: new Map(),
   rateHits: new Map()
 })
@@ -115,15 +117,7 @@ export const make = Effect.gen(function*() {
     })
   }
 
-  const entriesOf = (scope: UserScope) =>
-    [...t.entries.values()].filter((e) => e.workspaceId === scope.workspaceId && e.userId === scope.userId)
-
-  const activeOf = (scope: UserScope): EntryRow | undefined => {
-    for (const e of t.entries.values()) {
-      if (e.status === "active" && e.workspaceId === scope.workspaceId && e.userId === scope.userId) return e
-    }
-    return undefined
-  }
+  const activeOf = (scope: UserScope): EntryRow | undefined => t.entries.activeOf(scope)
 
   const apply = (scope: UserScope, changes: TimerChanges): Effect.Effect<void, StoreError> => {
     const running = activeOf(scope)
@@ -146,11 +140,19 @@ export const make = Effect.gen(function*() {
       if (row !== undefined) t.entries.set(move.id, { ...row, startedAt: move.startedAt })
     }
     if (changes.idempotency !== undefined) {
-      t.idempotency.set(key2(scopeKey(scope), changes.idempotency.key), changes.idempotency)
+      // Deleted first so that the map keeps its records in the order they were written: oldest first.
+      const k = key2(scopeKey(scope), changes.idempotency.key)
+      t.idempotency.delete(k)
+      t.idempotency.set(k, changes.idempotency)
     }
     const before = changes.forgetIdempotencyBefore
     if (before !== undefined) {
-      for (const [k, record] of t.idempotency) if (record.createdAt < before) t.idempotency.delete(k)
+      // The expired records come first; the first one still kept ends the sweep (a record written under a clock that
+      // went back may then stay a little longer, which "may be deleted" allows).
+      for (const [k, record] of t.idempotency) {
+        if (record.createdAt >= before) break
+        t.idempotency.delete(k)
+      }
     }
     return Effect.void
   }
@@ -229,16 +231,7 @@ export const make = Effect.gen(function*() {
 
     listEntries: (scope, query) =>
       Effect.sync(() =>
-        entriesOf(scope)
-          .filter((e) => query.projectId === null || e.projectId === query.projectId)
-          .filter((e) =>
-            query.after === null ||
-            e.startedAt < query.after.startedAt ||
-            (e.startedAt === query.after.startedAt && e.id < query.after.id)
-          )
-          .sort((a, b) => b.startedAt - a.startedAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-          .slice(0, query.limit)
-          .flatMap((e) => Option.toArray(entryRecord(e)))
+        t.entries.page(scope, query.after, query.projectId, query.limit).flatMap((e) => Option.toArray(entryRecord(e)))
       ),
 
     withTimerTransaction: (scope, body) =>
