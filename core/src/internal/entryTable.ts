@@ -1,8 +1,9 @@
 /**
  * The memory store's table of time entries: a `Map` from id to row that also keeps, for every user and workspace, the
- * entries in order (oldest first, so that a new entry is usually appended) and the ids of the active ones. The indexes follow every `set`,
- * `delete` and `clear`, whoever calls them (tests write the table directly), so that finding the running entry is a
- * lookup and a page of entries is a binary search plus the page, instead of a scan of every user's entries.
+ * entries in order (oldest first, so that a new entry is usually appended) and the ids of the active ones. The
+ * indexes follow every `set`, `delete` and `clear`, whoever calls them (tests write the table directly), so that
+ * finding the running entry is a lookup and a page of entries is a binary search plus the page, instead of a scan of
+ * every user's entries.
  */
 import type { Position } from "../Cursor.js"
 import type { EntryRow, UserScope } from "../Records.js"
