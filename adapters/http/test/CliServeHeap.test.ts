@@ -1,12 +1,16 @@
 /**
- * `stint serve` keeps V8's old generation within 30% of its live heap (`internal/heapGrowth.ts`): without it, V8 lets
- * the old generation grow to up to four times the live heap, and a server whose live heap stays flat climbed from
- * about 130 MB to 210–240 MB RSS under load. Read from V8's own trace of the limits it sets after each full
- * collection (`--trace-gc-verbose`: "[HeapController] Limit: old size: … KB, new limit: … KB (FACTOR)").
+ * The heap settings of `stint serve` (`internal/heap.ts`), read from V8's own traces under load:
+ * - it keeps the old generation within 30% of its live heap: without it, V8 lets the old generation grow to up to
+ *   four times the live heap, and a server whose live heap stays flat climbed from about 130 MB to 210–240 MB RSS
+ *   under load (`--trace-gc-verbose`: "[HeapController] Limit: old size: … KB, new limit: … KB (FACTOR)" after each
+ *   full collection);
+ * - it turns V8's allocation-site pretenuring off: with it, sites on the request path were moved to the old
+ *   generation and a list request cost about a third more CPU (`--trace-pretenuring-statistics` prints "pretenuring:"
+ *   lines at young collections while V8 gathers its feedback, and none once it is off).
  */
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
-import * as HeapGrowth from "../src/internal/heapGrowth.js"
+import * as Heap from "../src/internal/heap.js"
 import { fixture, ownerKey, writeJson } from "./CliFixture.js"
 import { bin, build, serve, type Serving, stintJson, tempDir } from "./CliHarness.js"
 
@@ -20,8 +24,14 @@ afterEach(() => {
 })
 
 let counter = 0
-/** A served, seeded database with V8's heap trace on stdout; the limits V8 set once serving, after enough load. */
-const limitsUnderLoad = async (nodeFlags: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+/**
+ * A served, seeded database with node's `flags` (V8's traces go to stdout), and requests until `enough` holds of the
+ * lines logged once serving (a few hundred requests suffice) or 10,000 were sent; those lines.
+ */
+const linesUnderLoad = async (
+  nodeFlags: ReadonlyArray<string>,
+  enough: (lines: ReadonlyArray<string>) => boolean
+): Promise<ReadonlyArray<string>> => {
   const db = `sqlite:${join(dir.path, `heap-${++counter}.db`)}`
   await stintJson(["seed", writeJson(join(dir.path, `fixture-${counter}.json`), fixture), "--database", db])
   const server = await serve(["--port", "0", "--database", db], {
@@ -30,19 +40,30 @@ const limitsUnderLoad = async (nodeFlags: ReadonlyArray<string>): Promise<Readon
   })
   running.push(server)
   const from = server.lines.length
-  const limits = () => server.lines.slice(from).filter((line) => line.includes("[HeapController] Limit:"))
-  // Requests until V8 has collected the old generation at least once while serving (a few hundred suffice).
-  for (let batch = 0; limits().length === 0 && batch < 400; batch++) {
+  for (let batch = 0; !enough(server.lines.slice(from)) && batch < 400; batch++) {
     await Promise.all(Array.from({ length: 25 }, () =>
       fetch(`${server.url}/api/v1/time-entries?limit=100`, { headers: { authorization: `Bearer ${ownerKey}` } })
         .then((response) => response.arrayBuffer())))
   }
-  return limits()
+  return server.lines.slice(from)
+}
+
+/** The limits V8 set once serving, after enough load to collect the old generation at least once. */
+const limitsUnderLoad = async (nodeFlags: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+  const limits = (lines: ReadonlyArray<string>) => lines.filter((line) => line.includes("[HeapController] Limit:"))
+  return limits(await linesUnderLoad(nodeFlags, (lines) => limits(lines).length > 0))
+}
+
+/** V8's pretenuring lines once serving, over enough load for several young collections (10,000 requests). */
+const pretenuringUnderLoad = async (nodeFlags: ReadonlyArray<string>): Promise<ReadonlyArray<string>> => {
+  const pretenuring = (lines: ReadonlyArray<string>) => lines.filter((line) => line.includes("pretenuring:"))
+  const flags = ["--trace-pretenuring-statistics", ...nodeFlags]
+  return pretenuring(await linesUnderLoad(flags, (lines) => pretenuring(lines).length > 0))
 }
 
 describe("the old generation of a serving process", () => {
   it("may grow to 1.3 times the live heap before a full collection", async () => {
-    expect(HeapGrowth.GROWTH_PERCENT).toBe(30)
+    expect(Heap.GROWTH_PERCENT).toBe(30)
     const limits = await limitsUnderLoad(["--trace-gc-verbose"])
     expect(limits.length).toBeGreaterThan(0)
     for (const line of limits) expect(line).toMatch(/\(1\.3\)$/)
@@ -55,11 +76,29 @@ describe("the old generation of a serving process", () => {
   })
 })
 
-describe("HeapGrowth.flag", () => {
-  it("is the bound unless the operator gave a growth on node's command line", () => {
-    expect(HeapGrowth.flag([])).toBe("--heap-growing-percent=30")
-    expect(HeapGrowth.flag(["--max-old-space-size=512"])).toBe("--heap-growing-percent=30")
-    expect(HeapGrowth.flag(["--heap-growing-percent=80"])).toBeUndefined()
-    expect(HeapGrowth.flag(["--heap_growing_percent", "10"])).toBeUndefined()
+describe("pretenuring in a serving process", () => {
+  it("is off: V8 gathers no pretenuring feedback while serving", async () => {
+    expect(await pretenuringUnderLoad([])).toEqual([])
+  })
+
+  it("is on when the operator turned it on themselves, and then V8 does gather its feedback", async () => {
+    expect((await pretenuringUnderLoad(["--allocation-site-pretenuring"])).length).toBeGreaterThan(0)
+  })
+})
+
+describe("the flags a process sets", () => {
+  it("bound the growth unless the operator gave a growth on node's command line", () => {
+    expect(Heap.growthFlag([])).toBe("--heap-growing-percent=30")
+    expect(Heap.growthFlag(["--max-old-space-size=512"])).toBe("--heap-growing-percent=30")
+    expect(Heap.growthFlag(["--heap-growing-percent=80"])).toBeUndefined()
+    expect(Heap.growthFlag(["--heap_growing_percent", "10"])).toBeUndefined()
+  })
+
+  it("turn pretenuring off unless the operator chose either way on node's command line", () => {
+    expect(Heap.pretenuringFlag([])).toBe("--no-allocation-site-pretenuring")
+    expect(Heap.pretenuringFlag(["--max-semi-space-size=8"])).toBe("--no-allocation-site-pretenuring")
+    expect(Heap.pretenuringFlag(["--allocation-site-pretenuring"])).toBeUndefined()
+    expect(Heap.pretenuringFlag(["--no-allocation_site_pretenuring"])).toBeUndefined()
+    expect(Heap.pretenuringFlag(["--allocation-site-pretenuring-extra"])).toBe("--no-allocation-site-pretenuring")
   })
 })

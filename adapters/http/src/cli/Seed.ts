@@ -12,7 +12,7 @@ import * as Database from "../Database.js"
 import { CliError } from "../internal/cliFailure.js"
 import { database, printJson, withStore } from "../internal/cliOptions.js"
 import * as FixtureFile from "../internal/fixtureFile.js"
-import * as HeapGrowth from "../internal/heapGrowth.js"
+import * as Heap from "../internal/heap.js"
 
 /**
  * `stint seed FILE [--database URL]`: skims the file (its top level must be well-formed JSON) before the database is
@@ -27,8 +27,8 @@ export const seed = Command.make("seed", {
   database
 }, ({ database, file }) =>
   Effect.scoped(Effect.gen(function*() {
-    // A long load allocates steadily; a bounded old generation keeps its RSS near the live heap (see heapGrowth.ts).
-    yield* Effect.sync(HeapGrowth.bound)
+    // A long load allocates steadily; a bounded old generation keeps RSS near the live heap (internal/heap.ts).
+    yield* Effect.sync(Heap.bound)
     const source = yield* FixtureFile.open(file)
     const summary = yield* Fixture.loadFrom(source).pipe(
       Effect.catchTag("AdminInputInvalid", (error) =>

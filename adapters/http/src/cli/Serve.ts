@@ -18,7 +18,7 @@ import * as Database from "../Database.js"
 import { CliError, EXIT_USAGE } from "../internal/cliFailure.js"
 import * as NodeHashing from "../NodeHashing.js"
 import { check, database } from "../internal/cliOptions.js"
-import * as HeapGrowth from "../internal/heapGrowth.js"
+import * as Heap from "../internal/heap.js"
 import * as TracingEnabled from "../internal/tracingEnabled.js"
 import type * as Observability from "../Observability.js"
 import * as Server from "../Server.js"
@@ -149,8 +149,8 @@ export const command = Command.make("serve", { host, port, database, demo, metri
       return yield* new CliError({ message: "--metrics-port must differ from --port", exitCode: EXIT_USAGE })
     }
     const observed = yield* observing(options)
-    // A long-running process: keep the old generation near the live heap (see internal/heapGrowth.ts).
-    yield* Effect.sync(HeapGrowth.bound)
+    // A long-running process: keep the old generation near the live heap, and young objects young (internal/heap.ts).
+    yield* Effect.sync(Heap.serving)
     yield* Effect.gen(function*() {
       const demo = options.demo ? Option.some(yield* Demo.ensure) : Option.none()
       const demoLines = (baseUrl: string) =>
