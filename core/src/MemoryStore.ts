@@ -117,10 +117,8 @@ export const make = Effect.gen(function*() {
     })
   }
 
-  const activeOf = (scope: UserScope): EntryRow | undefined => t.entries.activeOf(scope)
-
   const apply = (scope: UserScope, changes: TimerChanges): Effect.Effect<void, StoreError> => {
-    const running = activeOf(scope)
+    const running = t.entries.activeOf(scope)
     const stillActive = running !== undefined && running.id !== changes.finish?.id
     if (changes.insert?.status === "active" && stillActive) {
       return Effect.fail(new StoreError({ message: "unique violation: a second active entry for this user" }))
@@ -227,7 +225,7 @@ export const make = Effect.gen(function*() {
       })),
 
     findActiveEntry: (scope) =>
-      Effect.sync(() => Option.flatMap(Option.fromNullable(activeOf(scope)), entryRecord)),
+      Effect.sync(() => Option.flatMap(Option.fromNullable(t.entries.activeOf(scope)), entryRecord)),
 
     listEntries: (scope, query) =>
       Effect.sync(() =>
@@ -244,7 +242,7 @@ export const make = Effect.gen(function*() {
               const project = query.projectId === undefined ? undefined : t.projects.get(query.projectId)
               const client = project === undefined ? undefined : t.clients.get(project.clientId)
               const assignment = project === undefined ? undefined : t.assignments.get(key2(project.id, scope.userId))
-              const running = activeOf(scope)
+              const running = t.entries.activeOf(scope)
               return {
                 idempotency: query.idempotencyKey === undefined
                   ? Option.none()
@@ -287,7 +285,7 @@ export const make = Effect.gen(function*() {
             apiKeyIds: refs.apiKeyIds.filter((id) => t.apiKeys.has(id)),
             apiKeyDigests: [...t.apiKeys.values()].map((k) => k.digest).filter((d) => refs.apiKeyDigests.includes(d)),
             memberships: [...t.memberships.values()].filter((m) => refs.userIds.includes(m.userId)),
-            activeEntries: refs.userScopes.filter((s) => activeOf(s) !== undefined),
+            activeEntries: refs.userScopes.filter((s) => t.entries.activeOf(s) !== undefined),
             assignments: refs.assignments.filter((a) => t.assignments.has(key2(a.projectId, a.userId)))
           }
         }),
@@ -315,7 +313,7 @@ export const make = Effect.gen(function*() {
             }
             digests.add(key.digest)
           }
-          const active = dataset.timeEntries.find((e) => e.status === "active" && activeOf(e) !== undefined)
+          const active = dataset.timeEntries.find((e) => e.status === "active" && t.entries.activeOf(e) !== undefined)
           if (active !== undefined) {
             return Effect.fail(new RecordConflict({ entity: "timeEntry", id: active.id, reason: "second active entry" }))
           }

@@ -106,13 +106,13 @@ describe("EntryTable", () => {
 
   it("walks a user's entries page by page without skipping or repeating one", () => {
     const table = new EntryTable()
-    const [scope] = scopes
+    const scope = scopes[0]!
     const all: Array<EntryRow> = []
     for (let i = 0; i < 250; i++) {
       const e: EntryRow = {
         id: `id${String(i % 7)}-${String(i).padStart(3, "0")}`,
-        workspaceId: scope!.workspaceId,
-        userId: scope!.userId,
+        workspaceId: scope.workspaceId,
+        userId: scope.userId,
         projectId: "p1",
         status: "completed",
         billable: false,
@@ -127,13 +127,13 @@ describe("EntryTable", () => {
     const seen: Array<string> = []
     let after: Position | null = null
     for (;;) {
-      const page = table.page(scope!, after, null, 17)
+      const page = table.page(scope, after, null, 17)
       if (page.length === 0) break
       seen.push(...page.map((e) => e.id))
       const last = page[page.length - 1]!
       after = { startedAt: last.startedAt, id: last.id }
     }
-    expect(seen).toEqual(modelPage(all, scope!, null, null, all.length).map((e) => e.id))
+    expect(seen).toEqual(modelPage(all, scope, null, null, all.length).map((e) => e.id))
     expect(new Set(seen).size).toBe(250)
   })
 })
