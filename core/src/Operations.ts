@@ -4,6 +4,10 @@
  * idempotency replay or conflict, then business rules. Time comes from `Clock`, ids from `Ids`, policies from
  * `Settings`.
  *
+ * The four operations a server answers most (the active timer, start, stop and the history) are chains of `flatMap`
+ * rather than `Effect.gen`: each `yield*` costs about 0.8 µs more than a `flatMap` step (measured on Effect 3.22), and
+ * a start took a dozen of them, counting its store's. The others stay generators.
+ *
  * @since 0.1.0
  */
 import * as Clock from "effect/Clock"
@@ -148,16 +152,18 @@ export const createProject = (request: ApiRequest) =>
  */
 export const getActiveTimer = (request: ApiRequest) =>
   withServices((services) =>
-  Effect.gen(function*() {
-    const principal = yield* authenticateReading(services, request, "timers:read", ACTIVE_ENTRY)
-    yield* decodeQuery(request.query, NoQuery)
-    const active = principal.read.activeEntry ?? (yield* services.store.findActiveEntry(scopeOf(principal)))
-    const now = yield* Clock.currentTimeMillis
-    const response: ActiveTimerResponse = {
-      timer: Option.match(active, { onNone: () => null, onSome: (entry) => TimerRules.toTimer(entry, now) })
-    }
-    return response
-  }))
+    Effect.flatMap(authenticateReading(services, request, "timers:read", ACTIVE_ENTRY), (principal) =>
+      Effect.flatMap(decodeQuery(request.query, NoQuery), () =>
+        Effect.flatMap(
+          principal.read.activeEntry === undefined
+            ? services.store.findActiveEntry(scopeOf(principal))
+            : Effect.succeed(principal.read.activeEntry),
+          (active) =>
+            Effect.map(Clock.currentTimeMillis, (now): ActiveTimerResponse => ({
+              timer: Option.match(active, { onNone: () => null, onSome: (entry) => TimerRules.toTimer(entry, now) })
+            }))
+        )))
+  )
 
 /**
  * The result of start and stop: the response, the exact JSON bytes to send (a replay returns the stored ones), and
@@ -271,39 +277,37 @@ const mutate = <E>(
   const { settings } = services
   const fingerprint = Idempotency.fingerprintWith(services.hashing, input)
   return transaction((tx) =>
-      Effect.gen(function*() {
-        const snapshot = yield* tx.read({ idempotencyKey: key, ...query })
-        const now = yield* Clock.currentTimeMillis
-        const decision = Idempotency.decide(
-          snapshot.idempotency,
-          fingerprint,
-          now,
-          settings.idempotencyRetentionMillis
-        )
+    Effect.flatMap(tx.read({ idempotencyKey: key, ...query }), (snapshot) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now): Effect.Effect<TimerMutation, E | IdempotencyConflict | StoreError> => {
+        const decision = Idempotency.decide(snapshot.idempotency, fingerprint, now, settings.idempotencyRetentionMillis)
         switch (decision._tag) {
           case "Replay":
-            return mutation(decision.response.body, true)
+            return Effect.succeed(mutation(decision.response.body, true))
           case "Conflict":
-            return yield* new IdempotencyConflict({
-              message: "This Idempotency-Key was already used with different input."
-            })
+            return Effect.fail(
+              new IdempotencyConflict({ message: "This Idempotency-Key was already used with different input." })
+            )
           case "InFlight":
             // Under the scope's lock no other request can be half-way through: a record without a response means
             // the store does not keep the port's promise.
-            return yield* new StoreError({ message: "an idempotency record without a response under the scope's lock" })
-          case "Fresh": {
-            const outcome = yield* step(snapshot, now)
-            const json = mutationJson(outcome.response)
-            yield* tx.write({
-              finish: outcome.finish,
-              insert: outcome.insert,
-              idempotency: { key, fingerprint, createdAt: now, response: { status: 200, body: json } },
-              forgetIdempotencyBefore: now - settings.idempotencyRetentionMillis
+            return Effect.fail(
+              new StoreError({ message: "an idempotency record without a response under the scope's lock" })
+            )
+          case "Fresh":
+            return Effect.flatMap(step(snapshot, now), (outcome) => {
+              const json = mutationJson(outcome.response)
+              return Effect.as(
+                tx.write({
+                  finish: outcome.finish,
+                  insert: outcome.insert,
+                  idempotency: { key, fingerprint, createdAt: now, response: { status: 200, body: json } },
+                  forgetIdempotencyBefore: now - settings.idempotencyRetentionMillis
+                }),
+                mutation(json, false)
+              )
             })
-            return mutation(json, false)
-          }
         }
-      })
+      }))
   )
 }
 
@@ -316,45 +320,42 @@ const mutate = <E>(
 export const startTimer = (request: ApiRequest) =>
   withServices((services) =>
   timerScope(services, request, { projectId: rawMember(request, "projectId") }, (principal, transaction) =>
-  Effect.gen(function*() {
-    const key = yield* requireIdempotencyKey(request)
-    yield* decodeQuery(request.query, NoQuery)
-    const body = yield* decodeBody(request.body, StartTimerBody)
-    const raw = request.body?._tag === "Json" ? request.body.value : null
-    const id = yield* Ids.next
-    const projectId = body.projectId.toLowerCase()
-    return yield* mutate<ProjectNotFound>(
-      services,
-      transaction,
-      key,
-      { operation: "startTimer", path: {}, body: raw },
-      { projectId },
-      (snapshot, now) =>
-        Either.match(
-          TimerRules.start({
-            scope: scopeOf(principal),
-            id,
-            now,
-            running: snapshot.running,
-            target: snapshot.project,
-            billable: body.billable ?? true,
-            note: body.note ?? null
-          }),
-          {
-            onLeft: Effect.fail,
-            onRight: (started) =>
-              Effect.succeed({
-                finish: started.finish,
-                insert: started.insert,
-                response: {
-                  timer: TimerRules.toTimer(started.entry, now),
-                  stoppedTimerId: started.finish?.id ?? null
-                }
-              })
-          }
-        )
-    )
-  })))
+    Effect.flatMap(requireIdempotencyKey(request), (key) =>
+      Effect.flatMap(decodeQuery(request.query, NoQuery), () =>
+        Effect.flatMap(decodeBody(request.body, StartTimerBody), (body) =>
+          Effect.flatMap(Ids.next, (id) =>
+            mutate<ProjectNotFound>(
+              services,
+              transaction,
+              key,
+              { operation: "startTimer", path: {}, body: request.body?._tag === "Json" ? request.body.value : null },
+              { projectId: body.projectId.toLowerCase() },
+              (snapshot, now) =>
+                Either.match(
+                  TimerRules.start({
+                    scope: scopeOf(principal),
+                    id,
+                    now,
+                    running: snapshot.running,
+                    target: snapshot.project,
+                    billable: body.billable ?? true,
+                    note: body.note ?? null
+                  }),
+                  {
+                    onLeft: Effect.fail,
+                    onRight: (started) =>
+                      Effect.succeed({
+                        finish: started.finish,
+                        insert: started.insert,
+                        response: {
+                          timer: TimerRules.toTimer(started.entry, now),
+                          stoppedTimerId: started.finish?.id ?? null
+                        }
+                      })
+                  }
+                )
+            ))))))
+  )
 
 /**
  * `POST /timers/{timerId}/stop`: completes the caller's active entry; idempotent under its `Idempotency-Key`. Answers
@@ -365,23 +366,24 @@ export const startTimer = (request: ApiRequest) =>
 export const stopTimer = (request: ApiRequest) =>
   withServices((services) =>
   timerScope(services, request, { entryId: request.path?.["timerId"]?.toLowerCase() }, (_principal, transaction) =>
-  Effect.gen(function*() {
-    const key = yield* requireIdempotencyKey(request)
-    yield* decodeQuery(request.query, NoQuery)
-    const timerId = (yield* decodePathParam(request.path, "timerId", Uuid)).toLowerCase()
-    return yield* mutate<TimerNotFound | TimerAlreadyStopped | TimerVoided>(
-      services,
-      transaction,
-      key,
-      { operation: "stopTimer", path: { timerId }, body: undefined },
-      { entryId: timerId },
-      (snapshot, now) =>
-        Either.match(TimerRules.stop(snapshot.entry, now), {
-          onLeft: Effect.fail,
-          onRight: (finish) => Effect.succeed({ finish, response: { timer: null, stoppedTimerId: finish.id } })
-        })
-    )
-  })))
+    Effect.flatMap(requireIdempotencyKey(request), (key) =>
+      Effect.flatMap(decodeQuery(request.query, NoQuery), () =>
+        Effect.flatMap(decodePathParam(request.path, "timerId", Uuid), (decoded) => {
+          const timerId = decoded.toLowerCase()
+          return mutate<TimerNotFound | TimerAlreadyStopped | TimerVoided>(
+            services,
+            transaction,
+            key,
+            { operation: "stopTimer", path: { timerId }, body: undefined },
+            { entryId: timerId },
+            (snapshot, now) =>
+              Either.match(TimerRules.stop(snapshot.entry, now), {
+                onLeft: Effect.fail,
+                onRight: (finish) => Effect.succeed({ finish, response: { timer: null, stoppedTimerId: finish.id } })
+              })
+          )
+        }))))
+  )
 
 // ---------------------------------------------------------------------------------------------------------------------
 // History
@@ -396,45 +398,57 @@ export const DEFAULT_PAGE_SIZE = 20
  * @since 0.1.0
  */
 export const listTimeEntries = (request: ApiRequest) =>
-  withServices((services) =>
-  Effect.gen(function*() {
+  withServices((services) => {
     // The query is decoded ahead so that the store may read the page along with the authentication; an invalid one is
     // refused only after the checks that come before it.
     const decoded = decodeQueryEither(request.query, ListTimeEntriesQuery)
     const ahead = Either.isRight(decoded) ? pageAhead(decoded.right) : undefined
-    const principal = yield* authenticateReading(services, request, "timers:read", ahead)
-    const query = yield* decoded
-    const { hashing, store } = services
-    const binding: Cursor.Binding = {
-      keyId: principal.keyId,
-      workspaceId: principal.workspaceId,
-      projectId: projectFilter(query),
-      limit: pageSize(query)
-    }
-    const secret = yield* store.cursorSecret
-    let after: Cursor.Position | null = null
-    if (query.cursor !== undefined) {
-      const position = Cursor.decodeWith(hashing, query.cursor, binding, secret)
-      if (Option.isNone(position)) {
-        return yield* new InvalidCursor({
+    return Effect.flatMap(authenticateReading(services, request, "timers:read", ahead), (principal) =>
+      Effect.flatMap(decoded, (query) =>
+        Effect.flatMap(services.store.cursorSecret, (secret) => entriesPage(services, principal, query, ahead, secret))))
+  })
+
+/** The page `query` asks for, once the key is known: its cursor checked, its rows read (or taken from the read along). */
+const entriesPage = (
+  services: Authentication.Services,
+  principal: Authentication.PrincipalReading,
+  query: PageQuery,
+  ahead: ReadAlong.EntriesPage | undefined,
+  secret: Uint8Array
+): Effect.Effect<TimeEntriesPage, InvalidCursor | StoreError> => {
+  const { hashing, store } = services
+  const binding: Cursor.Binding = {
+    keyId: principal.keyId,
+    workspaceId: principal.workspaceId,
+    projectId: projectFilter(query),
+    limit: pageSize(query)
+  }
+  let after: Cursor.Position | null = null
+  if (query.cursor !== undefined) {
+    const position = Cursor.decodeWith(hashing, query.cursor, binding, secret)
+    if (Option.isNone(position)) {
+      return Effect.fail(
+        new InvalidCursor({
           message: "The cursor was not issued for this key, workspace, project filter and limit.",
           details: { parameter: "cursor" }
         })
-      }
-      after = position.value
+      )
     }
-    const read = principal.read.entries
-    const rows = read !== undefined && ahead !== undefined && samePosition(ahead.query.after, after)
-      ? read
-      : yield* store.listEntries(scopeOf(principal), entriesQuery(query, after))
+    after = position.value
+  }
+  const read = principal.read.entries
+  const rows = read !== undefined && ahead !== undefined && samePosition(ahead.query.after, after)
+    ? Effect.succeed(read)
+    : store.listEntries(scopeOf(principal), entriesQuery(query, after))
+  return Effect.map(rows, (rows): TimeEntriesPage => {
     const page = rows.slice(0, binding.limit)
     const last = page[page.length - 1]
     const nextCursor = rows.length > binding.limit && last !== undefined
       ? Cursor.encodeWith(hashing, { startedAt: last.startedAt, id: last.id }, binding, secret)
       : null
-    const response: TimeEntriesPage = { entries: page.map(TimerRules.toTimeEntry), nextCursor }
-    return response
-  }))
+    return { entries: page.map(TimerRules.toTimeEntry), nextCursor }
+  })
+}
 
 type PageQuery = typeof ListTimeEntriesQuery.Type
 

@@ -2,6 +2,8 @@
  * `withTimerTransaction` on PostgreSQL: BEGIN, the user's advisory lock and the one read go out together; the body
  * decides; its one write goes out together with COMMIT (ROLLBACK when the body fails). Two round trips for a start or
  * a stop, whatever the outcome. A serialization failure or deadlock reruns the whole transaction, body included.
+ * Written as `flatMap` chains rather than `Effect.gen`, like the core's timer operations (see `Operations`): they run on
+ * every start and stop.
  */
 import { StoreError } from "@stint/core/Errors"
 import type { UserScope } from "@stint/core/Records"
@@ -44,20 +46,20 @@ export const withTimerTransaction = (pool: pg.Pool) =>
   scope: UserScope,
   body: (tx: TimerTransaction) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | StoreError, R> =>
-  retryTransient(Transaction.run(pool, "timer transaction", [TimerStatements.lock(scope)], (send) =>
-    Effect.gen(function*() {
-      let pending: TimerChanges | undefined
-      const tx: TimerTransaction = {
-        read: (query) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot),
-        write: (changes) =>
-          Effect.sync(() => {
-            pending = changes
-          })
-      }
-      const result = yield* body(tx)
+  retryTransient(Transaction.run(pool, "timer transaction", [TimerStatements.lock(scope)], (send) => {
+    let pending: TimerChanges | undefined
+    const tx: TimerTransaction = {
+      read: (query) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot),
+      write: (changes) =>
+        Effect.sync(() => {
+          pending = changes
+        })
+    }
+    return Effect.map(body(tx), (result) => {
       const write = pending === undefined ? undefined : TimerStatements.write(scope, pending)
       return { result, commitWith: write === undefined ? [] : [write] }
-    })))
+    })
+  }))
 
 const sameQuery = (a: TimerQuery, b: TimerQuery): boolean =>
   a.idempotencyKey === b.idempotencyKey && a.entryId === b.entryId && a.projectId === b.projectId
@@ -77,31 +79,35 @@ export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
   expected: TimerQuery,
   body: (found: Option.Option<Authenticated>, tx: TimerTransaction) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | StoreError, R> =>
-  retryTransient(Transaction.run(pool, "timer transaction", [], (send) =>
-    Effect.gen(function*() {
-      const { digest, now, policy } = authentication
-      const [keyRows = [], readRows = []] = yield* send([
-        Queries.authenticateAndLock(digest, now, policy),
-        TimerStatements.readByDigest(digest, expected)
-      ])
-      const found = Option.fromNullable((yield* Rows.each("authenticating a key", keyRows, authenticated))[0])
-      // The scope whose lock the transaction holds: the found key's.
-      const scope = Option.map(found, ({ key }): UserScope => ({ workspaceId: key.workspaceId, userId: key.userId }))
-      let pending: TimerChanges | undefined
-      const tx: TimerTransaction = {
-        read: (query) =>
-          sameQuery(query, expected)
-            ? snapshot([readRows])
-            : Option.match(scope, {
-              onNone: () => Effect.fail(new StoreError({ message: "a timer read without an authenticated key" })),
-              onSome: (scope) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot)
-            }),
-        write: (changes) =>
-          Effect.sync(() => {
-            pending = changes
+  retryTransient(Transaction.run(pool, "timer transaction", [], (send) => {
+    const { digest, now, policy } = authentication
+    return Effect.flatMap(
+      send([Queries.authenticateAndLock(digest, now, policy), TimerStatements.readByDigest(digest, expected)]),
+      ([keyRows = [], readRows = []]) =>
+        Effect.flatMap(Rows.each("authenticating a key", keyRows, authenticated), ([first]) => {
+          const found = Option.fromNullable(first)
+          // The scope whose lock the transaction holds: the found key's.
+          const scope = Option.map(found, ({ key }): UserScope => ({ workspaceId: key.workspaceId, userId: key.userId }))
+          let pending: TimerChanges | undefined
+          const tx: TimerTransaction = {
+            read: (query) =>
+              sameQuery(query, expected)
+                ? snapshot([readRows])
+                : Option.match(scope, {
+                  onNone: () => Effect.fail(new StoreError({ message: "a timer read without an authenticated key" })),
+                  onSome: (scope) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot)
+                }),
+            write: (changes) =>
+              Effect.sync(() => {
+                pending = changes
+              })
+          }
+          return Effect.map(body(found, tx), (result) => {
+            const write = Option.isNone(scope) || pending === undefined
+              ? undefined
+              : TimerStatements.write(scope.value, pending)
+            return { result, commitWith: write === undefined ? [] : [write] }
           })
-      }
-      const result = yield* body(found, tx)
-      const write = Option.isNone(scope) || pending === undefined ? undefined : TimerStatements.write(scope.value, pending)
-      return { result, commitWith: write === undefined ? [] : [write] }
-    }), "commit"))
+        })
+    )
+  }, "commit"))
