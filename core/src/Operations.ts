@@ -208,6 +208,10 @@ const requireIdempotencyKey = (request: ApiRequest) =>
     onSome: Effect.succeed
   })
 
+/** Checks 5 and 6 of a timer mutation up to its own input: the `Idempotency-Key`, then no query parameters. */
+const keyWithoutQuery = (request: ApiRequest) =>
+  Effect.flatMap(requireIdempotencyKey(request), (key) => Effect.as(decodeQuery(request.query, NoQuery), key))
+
 /** Runs a body in the timer transaction of the authenticated principal's scope. */
 type InTransaction = <A, E>(body: (tx: TimerTransaction) => Effect.Effect<A, E>) => Effect.Effect<A, E | StoreError>
 
@@ -320,41 +324,46 @@ const mutate = <E>(
 export const startTimer = (request: ApiRequest) =>
   withServices((services) =>
   timerScope(services, request, { projectId: rawMember(request, "projectId") }, (principal, transaction) =>
-    Effect.flatMap(requireIdempotencyKey(request), (key) =>
-      Effect.flatMap(decodeQuery(request.query, NoQuery), () =>
-        Effect.flatMap(decodeBody(request.body, StartTimerBody), (body) =>
-          Effect.flatMap(Ids.next, (id) =>
-            mutate<ProjectNotFound>(
-              services,
-              transaction,
-              key,
-              { operation: "startTimer", path: {}, body: request.body?._tag === "Json" ? request.body.value : null },
-              { projectId: body.projectId.toLowerCase() },
-              (snapshot, now) =>
-                Either.match(
-                  TimerRules.start({
-                    scope: scopeOf(principal),
-                    id,
-                    now,
-                    running: snapshot.running,
-                    target: snapshot.project,
-                    billable: body.billable ?? true,
-                    note: body.note ?? null
-                  }),
-                  {
-                    onLeft: Effect.fail,
-                    onRight: (started) =>
-                      Effect.succeed({
-                        finish: started.finish,
-                        insert: started.insert,
-                        response: {
-                          timer: TimerRules.toTimer(started.entry, now),
-                          stoppedTimerId: started.finish?.id ?? null
-                        }
-                      })
-                  }
-                )
-            ))))))
+    Effect.flatMap(keyWithoutQuery(request), (key) =>
+      Effect.flatMap(decodeBody(request.body, StartTimerBody), (body) =>
+        Effect.flatMap(Ids.next, (id) =>
+          mutate<ProjectNotFound>(
+            services,
+            transaction,
+            key,
+            { operation: "startTimer", path: {}, body: request.body?._tag === "Json" ? request.body.value : null },
+            { projectId: body.projectId.toLowerCase() },
+            (snapshot, now) => startStep(scopeOf(principal), id, body, snapshot, now)
+          )))))
+  )
+
+/** Check 8 of a start: the new entry, and the running one it completes. */
+const startStep = (
+  scope: UserScope,
+  id: string,
+  body: typeof StartTimerBody.Type,
+  snapshot: TimerSnapshot,
+  now: number
+) =>
+  Either.match(
+    TimerRules.start({
+      scope,
+      id,
+      now,
+      running: snapshot.running,
+      target: snapshot.project,
+      billable: body.billable ?? true,
+      note: body.note ?? null
+    }),
+    {
+      onLeft: Effect.fail,
+      onRight: (started) =>
+        Effect.succeed({
+          finish: started.finish,
+          insert: started.insert,
+          response: { timer: TimerRules.toTimer(started.entry, now), stoppedTimerId: started.finish?.id ?? null }
+        })
+    }
   )
 
 /**
@@ -366,23 +375,22 @@ export const startTimer = (request: ApiRequest) =>
 export const stopTimer = (request: ApiRequest) =>
   withServices((services) =>
   timerScope(services, request, { entryId: request.path?.["timerId"]?.toLowerCase() }, (_principal, transaction) =>
-    Effect.flatMap(requireIdempotencyKey(request), (key) =>
-      Effect.flatMap(decodeQuery(request.query, NoQuery), () =>
-        Effect.flatMap(decodePathParam(request.path, "timerId", Uuid), (decoded) => {
-          const timerId = decoded.toLowerCase()
-          return mutate<TimerNotFound | TimerAlreadyStopped | TimerVoided>(
-            services,
-            transaction,
-            key,
-            { operation: "stopTimer", path: { timerId }, body: undefined },
-            { entryId: timerId },
-            (snapshot, now) =>
-              Either.match(TimerRules.stop(snapshot.entry, now), {
-                onLeft: Effect.fail,
-                onRight: (finish) => Effect.succeed({ finish, response: { timer: null, stoppedTimerId: finish.id } })
-              })
-          )
-        }))))
+    Effect.flatMap(keyWithoutQuery(request), (key) =>
+      Effect.flatMap(decodePathParam(request.path, "timerId", Uuid), (decoded) => {
+        const timerId = decoded.toLowerCase()
+        return mutate<TimerNotFound | TimerAlreadyStopped | TimerVoided>(
+          services,
+          transaction,
+          key,
+          { operation: "stopTimer", path: { timerId }, body: undefined },
+          { entryId: timerId },
+          (snapshot, now) =>
+            Either.match(TimerRules.stop(snapshot.entry, now), {
+              onLeft: Effect.fail,
+              onRight: (finish) => Effect.succeed({ finish, response: { timer: null, stoppedTimerId: finish.id } })
+            })
+        )
+      })))
   )
 
 // ---------------------------------------------------------------------------------------------------------------------

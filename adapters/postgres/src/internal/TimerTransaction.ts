@@ -47,19 +47,29 @@ export const withTimerTransaction = (pool: pg.Pool) =>
   body: (tx: TimerTransaction) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | StoreError, R> =>
   retryTransient(Transaction.run(pool, "timer transaction", [TimerStatements.lock(scope)], (send) => {
-    let pending: TimerChanges | undefined
-    const tx: TimerTransaction = {
-      read: (query) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot),
-      write: (changes) =>
-        Effect.sync(() => {
-          pending = changes
-        })
-    }
-    return Effect.map(body(tx), (result) => {
-      const write = pending === undefined ? undefined : TimerStatements.write(scope, pending)
-      return { result, commitWith: write === undefined ? [] : [write] }
-    })
+    const held = holdingWrite((query) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot))
+    return Effect.map(body(held.tx), (result) => held.outcome(result, scope))
   }))
+
+/**
+ * A transaction handle whose reads go through `read` and whose one write is held until COMMIT: `outcome` pairs the
+ * body's result with the write's statement for the scope whose lock is held (none without a scope or a write).
+ */
+const holdingWrite = (read: TimerTransaction["read"]) => {
+  let pending: TimerChanges | undefined
+  const tx: TimerTransaction = {
+    read,
+    write: (changes) =>
+      Effect.sync(() => {
+        pending = changes
+      })
+  }
+  const outcome = <A>(result: A, scope: UserScope | undefined): Transaction.Outcome<A> => {
+    const write = scope === undefined || pending === undefined ? undefined : TimerStatements.write(scope, pending)
+    return { result, commitWith: write === undefined ? [] : [write] }
+  }
+  return { tx, outcome }
+}
 
 const sameQuery = (a: TimerQuery, b: TimerQuery): boolean =>
   a.idempotencyKey === b.idempotencyKey && a.entryId === b.entryId && a.projectId === b.projectId
@@ -88,26 +98,15 @@ export const withAuthenticatedTimerTransaction = (pool: pg.Pool) =>
           const found = Option.fromNullable(first)
           // The scope whose lock the transaction holds: the found key's.
           const scope = Option.map(found, ({ key }): UserScope => ({ workspaceId: key.workspaceId, userId: key.userId }))
-          let pending: TimerChanges | undefined
-          const tx: TimerTransaction = {
-            read: (query) =>
-              sameQuery(query, expected)
-                ? snapshot([readRows])
-                : Option.match(scope, {
-                  onNone: () => Effect.fail(new StoreError({ message: "a timer read without an authenticated key" })),
-                  onSome: (scope) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot)
-                }),
-            write: (changes) =>
-              Effect.sync(() => {
-                pending = changes
+          const held = holdingWrite((query) =>
+            sameQuery(query, expected)
+              ? snapshot([readRows])
+              : Option.match(scope, {
+                onNone: () => Effect.fail(new StoreError({ message: "a timer read without an authenticated key" })),
+                onSome: (scope) => Effect.flatMap(send([TimerStatements.read(scope, query)]), snapshot)
               })
-          }
-          return Effect.map(body(found, tx), (result) => {
-            const write = Option.isNone(scope) || pending === undefined
-              ? undefined
-              : TimerStatements.write(scope.value, pending)
-            return { result, commitWith: write === undefined ? [] : [write] }
-          })
+          )
+          return Effect.map(body(found, held.tx), (result) => held.outcome(result, Option.getOrUndefined(scope)))
         })
     )
   }, "commit"))
