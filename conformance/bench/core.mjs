@@ -7,8 +7,14 @@
  * its row is the batch with the median core time. A stop's timer is started before it, outside the timing; the list
  * reads the entries the operations before it made. Target: the core adds at most 50 µs per operation.
  *
+ * SQLite runs at `synchronous=NORMAL` (as `npm run bench` serves it) and at `FULL` (Stint's default), each on a file of
+ * its own. At `FULL` every commit waits for an fsync, and the process's code right after such a wait runs up to twice
+ * as slowly (cold caches; the memory store, made to sleep 0.3 ms in each authentication, shows the same): the core's
+ * µs of the `FULL` rows hold that wake-up, which no code of the core's can avoid.
+ *
  * Usage (after `npm run build`):
- *   node conformance/bench/core.mjs [--ops 3000] [--rounds 3] [--warmup 500] [--users 64] [--stores memory,sqlite]
+ *   node conformance/bench/core.mjs [--ops 3000] [--rounds 3] [--warmup 500] [--users 64] [--keys-per-user 64]
+ *     [--stores memory,sqlite] [--synchronous NORMAL,FULL]
  *     [--operations getActiveTimer,startTimer,stopTimer,listTimeEntries] [--json FILE]
  * As a function (`npm run bench` calls it):
  *   import { run } from "./conformance/bench/core.mjs"
@@ -27,10 +33,12 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 
-const keyOf = (i) => `stint_corebench${String(i).padStart(6, "0")}${"k".repeat(30)}`
+const keyOf = (user, key) => `stint_corebench${String(user).padStart(4, "0")}${String(key).padStart(4, "0")}${"k".repeat(30)}`
 
-/** One workspace, `users` members each with a key, one client and one project everyone is assigned to. */
-const fixture = (users) => {
+/**
+ * One workspace, `users` members each with `keysPerUser` keys, one client and one project everyone is assigned to.
+ */
+const fixture = (users, keysPerUser) => {
   const workspaceId = randomUUID(), clientId = randomUUID(), projectId = randomUUID()
   const people = Array.from({ length: users }, (_, i) => ({ id: randomUUID(), name: `U${i}`, email: `u${i}@example.com` }))
   return {
@@ -42,7 +50,9 @@ const fixture = (users) => {
       clients: [{ id: clientId, workspaceId, name: "Client" }],
       projects: [{ id: projectId, clientId, name: "Project" }],
       assignments: people.map((u) => ({ projectId, userId: u.id })),
-      apiKeys: people.map((u, i) => ({ key: keyOf(i), userId: u.id, workspaceId }))
+      apiKeys: people.flatMap((u, i) =>
+        Array.from({ length: keysPerUser }, (_, k) => ({ key: keyOf(i, k), userId: u.id, workspaceId }))
+      )
     }
   }
 }
@@ -78,11 +88,13 @@ const timed = (store, spent) => {
 }
 
 /**
- * Each operation as `request(i, prepared)`, with an optional untimed `prepare(i)` whose result it takes: a stop
- * needs a timer to stop, started just before it and not counted.
+ * Each operation as `request(i, prepared)` for the `i`th request, with an optional untimed `prepare(i)` whose result it
+ * takes: a stop needs a timer to stop, started just before it and not counted. Requests rotate over the users, and
+ * over each user's keys from one round of users to the next (as `../shared/bench` does): every key's rate-limit window
+ * then holds what a key sees at a few thousand requests per second, not every request of its user.
  */
-const operations = (projectId) => {
-  const auth = (i) => `Bearer ${keyOf(i)}`
+const operations = (projectId, users = 1, keysPerUser = 1) => {
+  const auth = (i) => `Bearer ${keyOf(i % users, Math.floor(i / users) % keysPerUser)}`
   const start = (i) =>
     Operations.startTimer({ authorization: auth(i), idempotencyKey: randomUUID(), body: Request.json({ projectId }) })
   return {
@@ -103,7 +115,15 @@ export const run = async (options = {}) => {
   const warmup = options.warmup ?? 500
   const rounds = options.rounds ?? 3
   const users = options.users ?? 64
+  const keysPerUser = options.keysPerUser ?? 64
   const stores = options.stores ?? ["memory", "sqlite"]
+  const synchronous = options.synchronous ?? ["NORMAL", "FULL"]
+  const unknownStores = stores.filter((kind) => kind !== "memory" && kind !== "sqlite")
+  if (unknownStores.length > 0) throw new Error(`unknown stores: ${unknownStores.join(", ")}`)
+  // One run per store, and on SQLite one per `synchronous` mode, each on a file of its own.
+  const runs = stores.flatMap((kind) =>
+    kind === "sqlite" ? synchronous.map((mode) => ({ kind, mode, label: `sqlite ${mode}` })) : [{ kind, label: kind }]
+  )
   if (options.operations !== undefined) {
     const unknown = options.operations.filter((name) => !(name in operations("")))
     if (unknown.length > 0) throw new Error(`unknown operations: ${unknown.join(", ")}`)
@@ -111,11 +131,11 @@ export const run = async (options = {}) => {
   const dir = mkdtempSync(join(tmpdir(), "stint-core-bench-"))
   const rows = []
   try {
-    for (const kind of stores) {
+    for (const { kind, label, mode } of runs) {
       const spent = { micros: 0 }
       const storeLayer = kind === "memory"
         ? MemoryStore.layerMemory
-        : SqliteStore.layer({ filename: join(dir, "core.db"), synchronous: options.synchronous ?? "FULL" })
+        : SqliteStore.layer({ filename: join(dir, `core-${mode}.db`), synchronous: mode })
       const timedLayer = Layer.effect(Store.Store, Effect.map(Store.Store, (store) => timed(store, spent))).pipe(
         Layer.provide(storeLayer)
       )
@@ -125,9 +145,9 @@ export const run = async (options = {}) => {
         NodeHashing.layer
       ))
       try {
-        const { file, projectId } = fixture(users)
+        const { file, projectId } = fixture(users, keysPerUser)
         await runtime.runPromise(Fixture.load(file).pipe(Effect.provide(Layer.succeed(Settings.Settings, Settings.defaults))))
-        const chosen = Object.entries(operations(projectId))
+        const chosen = Object.entries(operations(projectId, users, keysPerUser))
           .filter(([name]) => options.operations === undefined || options.operations.includes(name))
         for (const [operation, { prepare, request }] of chosen) {
           // Wall-clock and store time of the requests alone (not of their preparation).
@@ -135,10 +155,10 @@ export const run = async (options = {}) => {
           const loop = (n) =>
             Effect.gen(function*() {
               for (let i = 0; i < n; i++) {
-                const prepared = prepare === undefined ? undefined : yield* prepare(i % users)
+                const prepared = prepare === undefined ? undefined : yield* prepare(i)
                 const store0 = spent.micros
                 const t0 = performance.now()
-                yield* request(i % users, prepared)
+                yield* request(i, prepared)
                 timing.micros += (performance.now() - t0) * 1000
                 timing.storeMicros += spent.micros - store0
               }
@@ -155,7 +175,7 @@ export const run = async (options = {}) => {
           batches.sort((a, b) => (a.totalMicros - a.storeMicros) - (b.totalMicros - b.storeMicros))
           const { storeMicros, totalMicros } = batches[Math.floor(batches.length / 2)]
           rows.push({
-            store: kind,
+            store: label,
             operation,
             opsPerSecond: Math.round(1e6 / totalMicros),
             totalMicros: Math.round(totalMicros),
@@ -176,9 +196,9 @@ export const run = async (options = {}) => {
 /** The rows as a table. */
 export const format = (rows) =>
   [
-    "store   operation          ops/s   µs/op  store µs  core µs",
+    "store         operation          ops/s   µs/op  store µs  core µs",
     ...rows.map((r) =>
-      `${r.store.padEnd(7)} ${r.operation.padEnd(17)} ${String(r.opsPerSecond).padStart(6)} ${String(r.totalMicros).padStart(7)} ${
+      `${r.store.padEnd(13)} ${r.operation.padEnd(17)} ${String(r.opsPerSecond).padStart(6)} ${String(r.totalMicros).padStart(7)} ${
         String(r.storeMicros).padStart(9)
       } ${String(r.coreMicros).padStart(8)}`
     )
@@ -194,9 +214,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     warmup: Number(option("warmup", "500")),
     rounds: Number(option("rounds", "3")),
     users: Number(option("users", "64")),
+    keysPerUser: Number(option("keys-per-user", "64")),
     stores: option("stores", "memory,sqlite").split(","),
     operations: option("operations", undefined)?.split(","),
-    synchronous: option("synchronous", "FULL")
+    synchronous: option("synchronous", "NORMAL,FULL").split(",")
   })
   console.log(format(rows))
   const json = option("json", undefined)
