@@ -87,19 +87,19 @@ describe("OTLP/HTTP export", () => {
     server = await serve(["--port", "0", "--database", db], {
       env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_SERVICE_NAME: "stint-under-test" }
     })
-    const response = await fetch(`${server.url}/api/v1/timer`, { headers: { authorization: `Bearer ${ownerKey}` } })
+    const response = await fetch(`${server.url}/api/v1/clients`, { headers: { authorization: `Bearer ${ownerKey}` } })
     expect(response.status).toBe(200)
     const requestId = response.headers.get("x-request-id")
 
     const receiving = otlp
-    const span = await eventually(() => receiving.spans().find((s) => s.name === "GET /api/v1/timer"), 20_000)
+    const span = await eventually(() => receiving.spans().find((s) => s.name === "GET /api/v1/clients"), 20_000)
     expect(receiving.received[0]?.path).toBe("/v1/traces")
     expect(receiving.received[0]?.contentType).toMatch(/^application\/json/)
     expect(receiving.received[0]?.body.resourceSpans[0]?.resource?.attributes).toContainEqual({
       key: "service.name",
       value: { stringValue: "stint-under-test" }
     })
-    expect(attribute(span, "http.route")).toEqual({ stringValue: "/api/v1/timer" })
+    expect(attribute(span, "http.route")).toEqual({ stringValue: "/api/v1/clients" })
     expect(attribute(span, "stint.request_id")).toEqual({ stringValue: requestId })
     expect(attribute(span, "stint.key_id")).toEqual({ stringValue: ids.ownerKey })
     expect(Number(attribute(span, "http.response.status_code")?.intValue)).toBe(200)
@@ -107,7 +107,7 @@ describe("OTLP/HTTP export", () => {
       const found = receiving.spans().filter((s) => s.parentSpanId === span.spanId).map((s) => s.name).sort()
       return found.length === 2 ? found : undefined
     }, 20_000)
-    expect(children).toEqual(["Store.authenticate", "Store.findActiveEntry"])
+    expect(children).toEqual(["Store.authenticate", "Store.listClients"])
     expect(JSON.stringify(receiving.received)).not.toContain(ownerKey)
 
     const line = server.lines.find((l) => l.includes(String(requestId)))

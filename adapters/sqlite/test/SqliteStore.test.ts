@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Admin, Operations, Request, type Schemas, Settings, Store } from "@stint/core"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
-import { as, freshLayer, ids, keys, NOW, seed, start, stop, tempFile, uuid } from "./support.js"
+import { as, backdoor, freshLayer, ids, keys, NOW, seed, start, stop, tempFile, uuid } from "./support.js"
 import { SqliteStore } from "@stint/sqlite"
 
 const codeOf = <A, E extends { readonly code: string }, R>(effect: Effect.Effect<A, E, R>) =>
@@ -189,6 +189,23 @@ describe("SqliteStore through the core's operations", () => {
       Effect.provideService(Settings.Settings, { ...Settings.defaults, rateLimit: { limit: 3, windowMillis: 60_000 } }),
       Effect.provide(freshLayer())
     ))
+
+  it.effect("rolls an authentication that fails half-way back, and the next one runs", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      yield* Operations.getActiveTimer(as(keys.owner))
+      const windows = () => backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows ORDER BY key_id").all())
+      backdoor(filename, (db) => db.exec(`UPDATE rate_limit_windows SET accepted_at = '"not a list"'`), true)
+      const before = windows()
+      const failed = yield* Effect.flip(Operations.getActiveTimer(as(keys.owner)))
+      expect(failed).toMatchObject({ _tag: "StoreError", message: expect.stringContaining("authenticating a key") })
+      // Nothing of it was kept, and the connection is out of its transaction: another key is counted.
+      expect(windows()).toEqual(before)
+      yield* Operations.getActiveTimer(as(keys.member))
+      expect(windows()).toHaveLength(2)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
 
   it.effect("refuses revoked, expired and orphaned keys, and keys without the scope", () =>
     Effect.gen(function*() {

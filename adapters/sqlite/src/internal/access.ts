@@ -2,20 +2,22 @@
  * What authentication needs from SQLite, in one `BEGIN IMMEDIATE` transaction of prepared statements per request: the
  * API key by digest with its user's membership, and, when the key authenticates, the per-key sliding window (one row
  * per key holding the times of its accepted requests inside the window, decided on by the core's `RateLimit.decide`;
- * every process on the file counts in the same window). Also the cursor secret shared through the `settings` table.
+ * every process on the file counts in the same window), and the read along (`Store.ReadAlong`: the active entry or a
+ * page of history) in the same transaction. Also the cursor secret shared through the `settings` table.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiKey from "@stint/core/ApiKey"
 import type { StoreError } from "@stint/core/Errors"
 import * as RateLimit from "@stint/core/RateLimit"
-import type { Authenticated } from "@stint/core/Store"
+import type { Authenticated, ReadAlong } from "@stint/core/Store"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import { randomBytes } from "node:crypto"
 import type { Connection } from "./connection.js"
-import { orStoreError, storeError } from "./database.js"
+import { orStoreError } from "./database.js"
+import { readAlong } from "./entries.js"
 import * as Records from "./records.js"
 import { decodeRows } from "./rows.js"
 
@@ -64,14 +66,33 @@ export const authenticator = (connection: Connection) => {
   }
 }
 
-/** `Store.authenticate`: `authenticator`'s work in a `BEGIN IMMEDIATE` transaction of its own. */
+/**
+ * `Store.authenticate`: `authenticator`'s work in a `BEGIN IMMEDIATE` transaction of its own (synchronous, so in one
+ * step), and the read along
+ * (`Store.ReadAlong`) in the same transaction once the key is accepted. A refused key needs no read: the core answers
+ * it with an error. When only the read fails, the key's answer stands without it (its count is kept, as it would be
+ * without the read), and the core asks for the read the usual way, where the failure shows.
+ */
 export const authenticate = (connection: Connection) => {
   const authenticateNow = authenticator(connection)
-  return (digest: string, now: number, policy: RateLimit.Policy): Effect.Effect<Option.Option<Authenticated>, StoreError> =>
-    connection.transaction(
-      "authenticating a key",
-      Effect.try({ try: () => authenticateNow(digest, now, policy), catch: storeError("authenticating a key") })
-    )
+  const read = readAlong(connection)
+  const authenticateAndRead = (digest: string, now: number, policy: RateLimit.Policy, along: ReadAlong | undefined) => {
+    const found = authenticateNow(digest, now, policy)
+    if (along === undefined || Option.isNone(found) || !found.value.accepted) return found
+    const { key } = found.value
+    try {
+      return Option.some({ ...found.value, ...read({ workspaceId: key.workspaceId, userId: key.userId }, along) })
+    } catch {
+      return found
+    }
+  }
+  return (
+    digest: string,
+    now: number,
+    policy: RateLimit.Policy,
+    along?: ReadAlong | undefined
+  ): Effect.Effect<Option.Option<Authenticated>, StoreError> =>
+    connection.transactionSync("authenticating a key", () => authenticateAndRead(digest, now, policy, along))
 }
 
 const SECRET_BYTES = 32

@@ -41,6 +41,12 @@ export interface Connection {
     effect: Effect.Effect<A, E, R>,
     commit?: (a: A) => void
   ) => Effect.Effect<A, E | StoreError, R>
+  /**
+   * `transaction` for a synchronous body: BEGIN IMMEDIATE, `f`, COMMIT in one step once no transaction holds the
+   * connection (nothing can come between them, so the lock is taken only to wait for a transaction in progress),
+   * ROLLBACK when `f` or the COMMIT throws; the throw becomes a `StoreError` about `what`.
+   */
+  readonly transactionSync: <A>(what: string, f: () => A) => Effect.Effect<A, StoreError>
 }
 
 /**
@@ -174,6 +180,39 @@ export const open = (
       if (db.inTransaction) db.exec("ROLLBACK")
     }).pipe(Effect.catchAllDefect((defect) => Effect.logWarning("SQLite: rollback failed", defect)))
 
+    /** Rolls back at once (no fiber may be interrupted before it), then fails with `error`. */
+    const rolledBack = (error: StoreError): Effect.Effect<never, StoreError> => {
+      try {
+        if (db.inTransaction) db.exec("ROLLBACK")
+        return Effect.fail(error)
+      } catch (defect) {
+        return Effect.zipRight(Effect.logWarning("SQLite: rollback failed", defect), Effect.fail(error))
+      }
+    }
+
+    const transactionSync = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> => {
+      const attempt = Effect.suspend((): Effect.Effect<A, StoreError> => {
+        try {
+          begin.run()
+        } catch (cause) {
+          return Effect.fail(storeError(`beginning ${what}`)(cause))
+        }
+        let value: A
+        try {
+          value = f()
+        } catch (cause) {
+          return rolledBack(storeError(what)(cause))
+        }
+        try {
+          commitStatement.run()
+        } catch (cause) {
+          return rolledBack(storeError(`committing ${what}`)(cause))
+        }
+        return Effect.succeed(value)
+      })
+      return Effect.suspend(() => lock.held() ? lock.with(attempt) : attempt)
+    }
+
     const transaction = <A, E, R>(
       what: string,
       effect: Effect.Effect<A, E, R>,
@@ -245,5 +284,5 @@ export const open = (
       spanAttributes: [["db.system.name", "sqlite"]],
       transformRows
     })
-    return { sql, prepare, run, transaction }
+    return { sql, prepare, run, transaction, transactionSync }
   })

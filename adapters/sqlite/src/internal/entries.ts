@@ -5,7 +5,7 @@
  */
 import type { StoreError } from "@stint/core/Errors"
 import type { EntryRecord, UserScope } from "@stint/core/Records"
-import type { EntriesQuery } from "@stint/core/Store"
+import type { Authenticated, EntriesQuery, ReadAlong } from "@stint/core/Store"
 import type * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type { Connection, Prepared } from "./connection.js"
@@ -54,11 +54,17 @@ const firstEntry = (statement: Prepared, params: ReadonlyArray<unknown>): Option
   return row === undefined ? Option.none() : Option.some(Records.entry(row))
 }
 
-/** Up to `limit` entries of the scope, newest first, strictly after `after`. */
-export const listEntries = (connection: Connection) =>
-(scope: UserScope, query: EntriesQuery): Effect.Effect<ReadonlyArray<EntryRecord>, StoreError> => {
+/** Up to `limit` entries of the scope, newest first, strictly after `after`, synchronously (the caller holds the connection). */
+export const pageOf = (connection: Connection) => (scope: UserScope, query: EntriesQuery): ReadonlyArray<EntryRecord> => {
   const { params, sql } = listEntriesQuery(scope, query)
-  return connection.run("listing time entries", () => entries(connection.prepare(sql).all(...params)))
+  return entries(connection.prepare(sql).all(...params))
+}
+
+/** Up to `limit` entries of the scope, newest first, strictly after `after`. */
+export const listEntries = (connection: Connection) => {
+  const page = pageOf(connection)
+  return (scope: UserScope, query: EntriesQuery): Effect.Effect<ReadonlyArray<EntryRecord>, StoreError> =>
+    connection.run("listing time entries", () => page(scope, query))
 }
 
 const ACTIVE = `SELECT ${columns} FROM ${from} WHERE e.workspace_id = ? AND e.user_id = ? AND e.status = 'active'`
@@ -67,6 +73,17 @@ const ACTIVE = `SELECT ${columns} FROM ${from} WHERE e.workspace_id = ? AND e.us
 export const activeOf = (connection: Connection) => {
   const statement = connection.prepare(ACTIVE)
   return (scope: UserScope): Option.Option<EntryRecord> => firstEntry(statement, [scope.workspaceId, scope.userId])
+}
+
+/**
+ * The answer to a `Store.ReadAlong` for `scope`, synchronously (the caller holds the connection): the same statements
+ * as `findActive` and `listEntries`, so the same answer.
+ */
+export const readAlong = (connection: Connection) => {
+  const active = activeOf(connection)
+  const page = pageOf(connection)
+  return (scope: UserScope, along: ReadAlong): Pick<Authenticated, "activeEntry" | "entries"> =>
+    along._tag === "ActiveEntry" ? { activeEntry: active(scope) } : { entries: page(scope, along.query) }
 }
 
 /** The scope's active entry. */
