@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Base64Url from "./internal/base64url.js"
 import { Hashing, type HashingShape } from "./Hashing.js"
-import { constantTimeEqual, utf8 } from "./internal/crypto.js"
+import { constantTimeEqual, hexByte, utf8 } from "./internal/crypto.js"
 
 /**
  * Where the next page continues: strictly after this entry in (`startedAt` desc, `id` desc) order.
@@ -40,26 +40,38 @@ const VERSION = 1
 const PAYLOAD_BYTES = 1 + 8 + 16
 const MAC_BYTES = 32
 
-const uuidToBytes = (id: string): Uint8Array => {
-  const hex = id.replace(/-/g, "")
-  const out = new Uint8Array(16)
-  for (let i = 0; i < 16; i++) out[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16)
-  return out
+/** The value of a hex digit's character code (`0-9`, `a-f`, `A-F`). */
+const hexValue = (code: number): number => code <= 57 ? code - 48 : (code | 0x20) - 87
+
+/** Writes the 16 bytes of a UUID (hex digits, hyphens anywhere) into `out` at `at`. */
+const writeUuid = (id: string, out: Uint8Array, at: number): void => {
+  let o = at
+  for (let i = 0; i < id.length; i++) {
+    const high = id.charCodeAt(i)
+    if (high === 45) continue
+    out[o++] = (hexValue(high) << 4) | hexValue(id.charCodeAt(++i))
+  }
 }
 
 const bytesToUuid = (bytes: Uint8Array): string => {
   let hex = ""
-  for (const b of bytes) hex += b.toString(16).padStart(2, "0")
+  for (const b of bytes) hex += hexByte(b)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-const payload = (position: Position): Uint8Array => {
-  const bytes = new Uint8Array(PAYLOAD_BYTES)
-  const view = new DataView(bytes.buffer)
+const TWO_32 = 2 ** 32
+
+/**
+ * The payload at the start of `token`: the version, `startedAt` as a big-endian signed 64-bit integer (written as its
+ * two 32-bit halves, exact for every safe integer, without a BigInt) and the id's 16 bytes.
+ */
+const writePayload = (position: Position, token: Uint8Array): void => {
+  const view = new DataView(token.buffer, token.byteOffset, PAYLOAD_BYTES)
+  const high = Math.floor(position.startedAt / TWO_32)
   view.setUint8(0, VERSION)
-  view.setBigInt64(1, BigInt(position.startedAt))
-  bytes.set(uuidToBytes(position.id), 9)
-  return bytes
+  view.setInt32(1, high)
+  view.setUint32(5, position.startedAt - high * TWO_32)
+  writeUuid(position.id, token, 9)
 }
 
 const mac = (hashing: HashingShape, secret: Uint8Array, body: Uint8Array, binding: Binding): Uint8Array => {
@@ -86,10 +98,9 @@ export const encode = (position: Position, binding: Binding, secret: Uint8Array)
  * @since 0.1.0
  */
 export const encodeWith = (hashing: HashingShape, position: Position, binding: Binding, secret: Uint8Array): string => {
-  const body = payload(position)
   const token = new Uint8Array(PAYLOAD_BYTES + MAC_BYTES)
-  token.set(body, 0)
-  token.set(mac(hashing, secret, body, binding), PAYLOAD_BYTES)
+  writePayload(position, token)
+  token.set(mac(hashing, secret, token.subarray(0, PAYLOAD_BYTES), binding), PAYLOAD_BYTES)
   return Base64Url.encode(token)
 }
 
@@ -140,5 +151,5 @@ const tokenOf = (cursor: string): Uint8Array | undefined => {
 
 const positionOf = (token: Uint8Array): Position => {
   const view = new DataView(token.buffer, token.byteOffset, PAYLOAD_BYTES)
-  return { startedAt: Number(view.getBigInt64(1)), id: bytesToUuid(token.subarray(9, PAYLOAD_BYTES)) }
+  return { startedAt: view.getInt32(1) * TWO_32 + view.getUint32(5), id: bytesToUuid(token.subarray(9, PAYLOAD_BYTES)) }
 }

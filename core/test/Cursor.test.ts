@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FastCheck as fc, Option } from "effect"
-import { Cursor } from "@stint/core"
+import { Cursor, Hashing } from "@stint/core"
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 const hexLower = (n: number) => fc.string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: n, maxLength: n })
@@ -59,6 +59,22 @@ describe("Cursor", () => {
     const sameSecret = otherSecret.every((x, i) => x === s[i])
     expect(Option.isSome(yield* (Cursor.decode(cursor, b, otherSecret)))).toBe(sameSecret)
   }), { fastCheck: { numRuns: 200 } })
+
+  it("keeps its bytes: cursors issued by an earlier build decode, and the same position encodes to them again", () => {
+    // Issued by the build of 4394343 (BigInt payload, regex UUID parsing): a client paging across an upgrade keeps them.
+    const secret = Uint8Array.from({ length: 32 }, (_, i) => i * 7 + 1)
+    const b = { keyId: "0190a6b2-0000-7000-8000-0000000000e1", workspaceId: "0190a6b2-0000-7000-8000-000000000001", projectId: null, limit: 20 }
+    const filtered = { ...b, projectId: "0190a6b2-0000-7000-8000-0000000000d1", limit: 100 }
+    const issued: ReadonlyArray<readonly [Cursor.Position, Cursor.Binding, string]> = [
+      [{ startedAt: 1772366400123, id: "0190a6b2-9c3f-7abc-8def-0123456789ab" }, b, "AQAAAZypRQp7AZCmspw_eryN7wEjRWeJq1AzYAM8_04pnmYBevvz78OgHlUcS8dYUp5PTJ_wmGF5"],
+      [{ startedAt: -62135596800000, id: "ffffffff-ffff-7fff-bfff-ffffffffffff" }, filtered, "Af__x3zt0ygA________f_-__________3-_IkyIQMCwYfn2kDFVZ2bvxcYzEBN3HY4WDxm7K__5"],
+      [{ startedAt: 4294967296, id: "00000000-0000-7000-8000-000000000000" }, b, "AQAAAAEAAAAAAAAAAAAAcACAAAAAAAAAAOasq5k434gFW1DMU8z5rSHLwwPzLaJ_LYuCFjYV__fg"]
+    ]
+    for (const [position, binding, cursor] of issued) {
+      expect(Cursor.decodeWith(Hashing.portable, cursor, binding, secret)).toEqual(Option.some(position))
+      expect(Cursor.encodeWith(Hashing.portable, position, binding, secret)).toBe(cursor)
+    }
+  })
 
   it.effect("refuses strings that are not cursors at all", () => Effect.gen(function*() {
     const b = { keyId: "k", workspaceId: "w", projectId: null, limit: 20 }
