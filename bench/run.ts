@@ -8,7 +8,7 @@
  *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
  *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
  *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
- *     [--profile DIR] [--observability metrics,traces]
+ *     [--profile DIR] [--observability metrics,traces] [--against DIR]
  *
  * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per store in DIR,
  * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`).
@@ -19,6 +19,10 @@
  * baselines; the report adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach
  * the observed server; with it, the memory run is of an observed server too. `--observability none` runs two plain
  * servers that way: the noise floor of the comparison.
+ *
+ * `--against DIR` measures a change: the build of another checkout of Stint (`git worktree add DIR REV`, then
+ * `npm ci` there) runs as the second server, on its own copy of the data, in alternating rounds, instead of the
+ * baselines. The ratios are this build's over that one's.
  *
  * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
  * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
@@ -57,7 +61,8 @@ const { values: options } = parseArgs({
     "core-ops": { type: "string", default: "3000" },
     "baseline-dir": { type: "string" },
     profile: { type: "string" },
-    observability: { type: "string" }
+    observability: { type: "string" },
+    against: { type: "string" }
   }
 })
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
@@ -78,6 +83,16 @@ for (const part of observing) {
   }
 }
 const observability = observing.length > 0
+/** With `--against DIR`: that checkout's build of `stint` (its `npm run build` done) as the second server. */
+const againstBin = options.against === undefined
+  ? undefined
+  : join(resolve(options.against), "adapters", "http", "dist", "bin.js")
+if (againstBin !== undefined && !existsSync(againstBin)) throw new Error(`--against: no build at ${againstBin}`)
+if (againstBin !== undefined && (observability || options["baseline-dir"] !== undefined)) {
+  throw new Error("--against replaces the second server: not with --observability or --baseline-dir")
+}
+/** Whether each store gets a second Stint server on its own copy of the data (observed against plain, or two builds). */
+const paired = observability || againstBin !== undefined
 
 const work = mkdtempSync(join(tmpdir(), "stint-bench-"))
 const dataDir = join(work, "data")
@@ -225,9 +240,12 @@ const main = async () => {
     log(`seeding Stint on ${store}`)
     await seedStint(url)
   }
-  /** With `--observability`, the plain server's own copy of each store (the same data, none of the other's writes). */
+  /**
+   * With `--observability` or `--against`, the second server's own copy of each store (the same data, none of the
+   * other's writes).
+   */
   const plainUrls: Record<string, string> = {}
-  if (observability) {
+  if (paired) {
     for (const [store, url] of Object.entries(stintUrls)) plainUrls[store] = await copyOf(url, pgServer, suffix)
   }
 
@@ -252,9 +270,15 @@ const main = async () => {
       `stint-${store}.cpuprofile`
     ]
     const targets = [await Targets.stint(`stint-${store}`, url, work, profiled, observed)]
-    const base = observability ? undefined : baseUrls[store]
+    const base = paired ? undefined : baseUrls[store]
     const plainUrl = plainUrls[store]
-    if (plainUrl !== undefined) targets.push(await Targets.stint(`stint-${store}-plain`, plainUrl, work))
+    if (plainUrl !== undefined) {
+      targets.push(
+        againstBin === undefined
+          ? await Targets.stint(`stint-${store}-plain`, plainUrl, work)
+          : await Targets.stint(`stint-${store}-against`, plainUrl, work, [], undefined, againstBin)
+      )
+    }
     if (shared !== undefined && base !== undefined) {
       targets.push(await Targets.baseline(`baseline-${store}`, join(shared, "baseline"), base, work))
     }
@@ -331,7 +355,13 @@ const main = async () => {
     }
   }
 
-  const labels = observability ? ["Stint observed", "Stint"] : shared === undefined ? ["Stint"] : ["Stint", "baseline"]
+  const labels = observability
+    ? ["Stint observed", "Stint"]
+    : againstBin !== undefined
+    ? ["Stint", "against"]
+    : shared === undefined
+    ? ["Stint"]
+    : ["Stint", "baseline"]
   process.stdout.write(`\n${Table.render({ labels, rows, deepRows, memoryRows, rounds, connections, duration: Number(options.duration), cores: cpus().length })}\n`)
   if (spanLines.length > 0) {
     process.stdout.write(`\nSpans the OTLP receiver got per request of Stint observed (one for the request, one for each of its store calls)\n\n`)

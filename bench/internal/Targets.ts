@@ -69,20 +69,22 @@ const start = async (
  * `synchronous=NORMAL` unless `STINT_SQLITE_SYNCHRONOUS` says otherwise: the baselines run WAL with `NORMAL`, and
  * `../shared/bench` compares like with like. Stint's own default is `FULL` (see adapters/sqlite/README.md), which costs
  * a sync per write step. With `observed`, metrics and traces are on as an operator turns them on: the metrics listener
- * on a free port; spans (of every request, under the SDK's default sampler) exported over OTLP/HTTP.
+ * on a free port; spans (of every request, under the SDK's default sampler) exported over OTLP/HTTP. `bin` is another
+ * build's `dist/bin.js` (`npm run bench -- --against DIR`).
  */
 export const stint = (
   label: string,
   database: string,
   logDir: string,
   nodeOptions: ReadonlyArray<string> = [],
-  observed?: Observed
+  observed?: Observed,
+  bin: string = stintBin
 ): Promise<Target> =>
   start(label, [
     ...launcherFlags,
     ...nodeOptions,
     ...(process.env["STINT_BENCH_NODE_ARGS"]?.split(" ").filter((a) => a !== "") ?? []),
-    stintBin,
+    bin,
     "serve",
     "--port",
     "0",
