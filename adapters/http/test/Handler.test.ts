@@ -227,13 +227,17 @@ describe("a mount prefix", () => {
   })
 })
 
-/** A store whose active-timer reads take 300 ms, recording when each finishes and when the store is released. */
+/**
+ * A store whose active-timer reads take 300 ms, recording when each finishes and when the store is released. It reads
+ * nothing along with the key (SQLite would read the active entry there), so every timer read is `findActiveEntry`.
+ */
 const slowStore = (filename: string, events: Array<string>) =>
   Layer.scoped(
     Store.Store,
     Effect.acquireRelease(
       Effect.map(Store.Store, (store): Store.Store["Type"] => ({
         ...store,
+        authenticate: (digest, now, policy) => store.authenticate(digest, now, policy),
         findActiveEntry: (...args) =>
           Effect.sync(() => events.push("read started")).pipe(
             Effect.zipRight(Effect.delay(store.findActiveEntry(...args), "300 millis")),
