@@ -68,10 +68,9 @@ export const authenticator = (connection: Connection) => {
 
 /**
  * `Store.authenticate`: `authenticator`'s work in a `BEGIN IMMEDIATE` transaction of its own (synchronous, so in one
- * step), and the read along
- * (`Store.ReadAlong`) in the same transaction once the key is accepted. A refused key needs no read: the core answers
- * it with an error. When only the read fails, the key's answer stands without it (its count is kept, as it would be
- * without the read), and the core asks for the read the usual way, where the failure shows.
+ * step), and the read along (`Store.ReadAlong`) in the same transaction once the key is accepted. A refused key needs
+ * no read: the core answers it with an error. When only the read fails, the key's answer stands without it (its count
+ * is kept, as it would be without the read), and the core asks for the read the usual way, where the failure shows.
  */
 export const authenticate = (connection: Connection) => {
   const authenticateNow = authenticator(connection)

@@ -169,11 +169,17 @@ export const open = (
 
     // A synchronous statement cannot interleave with anything: it only has to wait while a transaction holds the
     // connection (the transaction's body may suspend between BEGIN and COMMIT).
-    const run = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> =>
-      Effect.suspend(() => {
-        const attempt = Effect.try({ try: f, catch: storeError(what) })
-        return lock.held() ? lock.with(attempt) : attempt
-      })
+    // The check of the lock and the statement run in the same synchronous step: no fiber can take the lock between.
+    const run = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> => {
+      const now = (): Effect.Effect<A, StoreError> => {
+        try {
+          return Effect.succeed(f())
+        } catch (cause) {
+          return Effect.fail(storeError(what)(cause))
+        }
+      }
+      return Effect.suspend(() => lock.held() ? lock.with(Effect.suspend(now)) : now())
+    }
 
     const rollback = Effect.sync(() => {
       // SQLite may have rolled back already (a failed COMMIT, an I/O error): then there is nothing left to undo.
@@ -191,7 +197,7 @@ export const open = (
     }
 
     const transactionSync = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> => {
-      const attempt = Effect.suspend((): Effect.Effect<A, StoreError> => {
+      const now = (): Effect.Effect<A, StoreError> => {
         try {
           begin.run()
         } catch (cause) {
@@ -209,8 +215,9 @@ export const open = (
           return rolledBack(storeError(`committing ${what}`)(cause))
         }
         return Effect.succeed(value)
-      })
-      return Effect.suspend(() => lock.held() ? lock.with(attempt) : attempt)
+      }
+      // As in `run`: the check of the lock and BEGIN run in the same synchronous step.
+      return Effect.suspend(() => lock.held() ? lock.with(Effect.suspend(now)) : now())
     }
 
     const transaction = <A, E, R>(

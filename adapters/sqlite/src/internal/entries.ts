@@ -54,7 +54,10 @@ const firstEntry = (statement: Prepared, params: ReadonlyArray<unknown>): Option
   return row === undefined ? Option.none() : Option.some(Records.entry(row))
 }
 
-/** Up to `limit` entries of the scope, newest first, strictly after `after`, synchronously (the caller holds the connection). */
+/**
+ * Up to `limit` entries of the scope, newest first, strictly after `after`, synchronously (the caller holds the
+ * connection).
+ */
 export const pageOf = (connection: Connection) => (scope: UserScope, query: EntriesQuery): ReadonlyArray<EntryRecord> => {
   const { params, sql } = listEntriesQuery(scope, query)
   return entries(connection.prepare(sql).all(...params))
