@@ -117,7 +117,9 @@ export const run = async (options = {}) => {
   const users = options.users ?? 64
   const keysPerUser = options.keysPerUser ?? 64
   const stores = options.stores ?? ["memory", "sqlite"]
-  const synchronous = options.synchronous ?? ["NORMAL", "FULL"]
+  const synchronous = typeof options.synchronous === "string"
+    ? [options.synchronous]
+    : options.synchronous ?? ["NORMAL", "FULL"]
   const unknownStores = stores.filter((kind) => kind !== "memory" && kind !== "sqlite")
   if (unknownStores.length > 0) throw new Error(`unknown stores: ${unknownStores.join(", ")}`)
   // One run per store, and on SQLite one per `synchronous` mode, each on a file of its own.

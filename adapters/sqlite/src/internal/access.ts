@@ -70,7 +70,8 @@ export const authenticator = (connection: Connection) => {
  * `Store.authenticate`: `authenticator`'s work in a `BEGIN IMMEDIATE` transaction of its own (synchronous, so in one
  * step), and the read along (`Store.ReadAlong`) in the same transaction once the key is accepted. A refused key needs
  * no read: the core answers it with an error. When only the read fails, the key's answer stands without it (its count
- * is kept, as it would be without the read), and the core asks for the read the usual way, where the failure shows.
+ * is kept, as it would be without the read), and the core asks for the read the usual way, where the failure shows;
+ * unless SQLite ended the transaction itself (a full disk, an I/O error), which fails the authentication as a whole.
  */
 export const authenticate = (connection: Connection) => {
   const authenticateNow = authenticator(connection)
@@ -81,7 +82,9 @@ export const authenticate = (connection: Connection) => {
     const { key } = found.value
     try {
       return Option.some({ ...found.value, ...read({ workspaceId: key.workspaceId, userId: key.userId }, along) })
-    } catch {
+    } catch (error) {
+      // SQLite rolled the transaction back itself: the count is gone, so the authentication fails with it.
+      if (!connection.inTransaction()) throw error
       return found
     }
   }

@@ -47,6 +47,8 @@ export interface Connection {
    * ROLLBACK when `f` or the COMMIT throws; the throw becomes a `StoreError` about `what`.
    */
   readonly transactionSync: <A>(what: string, f: () => A) => Effect.Effect<A, StoreError>
+  /** Whether a transaction is open on the connection (SQLite ends one by itself on some errors: a full disk, I/O). */
+  readonly inTransaction: () => boolean
 }
 
 /**
@@ -291,5 +293,5 @@ export const open = (
       spanAttributes: [["db.system.name", "sqlite"]],
       transformRows
     })
-    return { sql, prepare, run, transaction, transactionSync }
+    return { sql, prepare, run, transaction, transactionSync, inTransaction: () => db.inTransaction }
   })
