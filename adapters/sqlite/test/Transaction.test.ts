@@ -1,7 +1,8 @@
 /**
  * The connection's synchronous transaction (`transactionSync`, which `Store.authenticate` runs in): rolled back when
  * its body throws, never begun while another transaction holds the connection, and an authentication whose read along
- * made SQLite end the transaction fails as a whole instead of claiming a count that is gone.
+ * made SQLite end the transaction fails as a whole instead of claiming a count that is gone. The `@effect/sql` client
+ * on the same connection waits for a transaction in progress too.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { describe, expect, it } from "@effect/vitest"
@@ -64,6 +65,31 @@ describe("Connection.transactionSync", () => {
       yield* Fiber.join(holder)
       yield* Fiber.join(waiter)
       expect(events).toEqual(["holder began", "holder commits", "waiter began, 1 row"])
+    }).pipe(Effect.provide(Reactivity.layer)))
+})
+
+describe("the @effect/sql client on the connection", () => {
+  it.scoped("waits for a transaction in progress, and never reads its uncommitted rows", () =>
+    Effect.gen(function*() {
+      const connection = yield* open({ filename: tempFile() })
+      connection.prepare(TABLE).run()
+      const gate = yield* Deferred.make<void>()
+      const began = yield* Deferred.make<void>()
+      // Inserts a row, waits, and is rolled back: a statement run inside it would count that row.
+      const holder = yield* Effect.fork(Effect.either(connection.transaction(
+        "holding",
+        Effect.zipRight(
+          Effect.sync(() => connection.prepare("INSERT INTO t (n) VALUES (1)").run()),
+          Effect.zipRight(Deferred.succeed(began, undefined), Effect.zipRight(Deferred.await(gate), Effect.fail("undo")))
+        )
+      )))
+      yield* Deferred.await(began)
+      const counted = yield* Effect.fork(connection.sql<{ readonly n: number }>`SELECT count(*) AS n FROM t`)
+      yield* Effect.yieldNow().pipe(Effect.repeatN(5))
+      expect(counted.unsafePoll()).toBeNull()
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(holder)
+      expect(yield* Fiber.join(counted)).toEqual([{ n: 0 }])
     }).pipe(Effect.provide(Reactivity.layer)))
 })
 

@@ -287,7 +287,8 @@ export const open = (
     }
     const transformRows = Statement.defaultTransforms(Str.snakeToCamel).array
     const sql = yield* SqlClient.make({
-      acquirer: lock.with(Effect.succeed(connection)),
+      // Held until the statement has run (its scope), so that it never lands inside another fiber's open transaction.
+      acquirer: Effect.as(lock.scoped, connection),
       transactionAcquirer: Effect.as(lock.scoped, connection),
       compiler: Statement.makeCompilerSqlite(),
       spanAttributes: [["db.system.name", "sqlite"]],
