@@ -204,8 +204,9 @@ const summary = (results: ReadonlyArray<Load.Result & { readonly cpu?: Cpu.PerRe
       }
     }
     : {}),
-  p50: median(results.map((r) => r.p50)),
-  p99: median(results.map((r) => r.p99)),
+  // An even number of rounds takes the mean of the middle two: shown to the hundredth, as each round's is.
+  p50: Math.round(median(results.map((r) => r.p50)) * 100) / 100,
+  p99: Math.round(median(results.map((r) => r.p99)) * 100) / 100,
   failed: results.reduce((n, r) => n + r.errors + Object.entries(r.statuses).filter(([s]) => !s.startsWith("2")).reduce((m, [, c]) => m + c, 0), 0)
 })
 
