@@ -17,13 +17,15 @@ import { afterAll } from "vitest"
 let directory: string | undefined
 let counter = 0
 
+// Registered when a test file imports this module: a hook registered from inside a running test never runs, and every
+// test file left its directory of databases behind.
+afterAll(() => {
+  if (directory !== undefined) rmSync(directory, { recursive: true, force: true })
+})
+
 /** A fresh database path in this test file's temporary directory (removed after the file's tests). */
 export const tempFile = (name = "stint"): string => {
-  if (directory === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), "stint-sqlite-"))
-    directory = dir
-    afterAll(() => rmSync(dir, { recursive: true, force: true }))
-  }
+  if (directory === undefined) directory = mkdtempSync(join(tmpdir(), "stint-sqlite-"))
   counter += 1
   return join(directory, `${name}-${counter}.db`)
 }
