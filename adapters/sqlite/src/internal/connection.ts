@@ -169,37 +169,44 @@ export const open = (
 
     const lock = makeLock()
 
-    // A synchronous statement cannot interleave with anything: it only has to wait while a transaction holds the
-    // connection (the transaction's body may suspend between BEGIN and COMMIT).
-    // The check of the lock and the statement run in the same synchronous step: no fiber can take the lock between.
-    const run = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> => {
-      const now = (): Effect.Effect<A, StoreError> => {
+    /**
+     * Runs `step` (synchronous work that answers with an effect) once no transaction holds the connection: a
+     * synchronous step cannot interleave with anything, it only has to wait while a transaction's body may suspend
+     * between BEGIN and COMMIT. The check of the lock and `step` run in the same synchronous step, so no fiber can take
+     * the lock between them.
+     */
+    const whenFree = <A>(step: () => Effect.Effect<A, StoreError>): Effect.Effect<A, StoreError> =>
+      Effect.suspend(() => lock.held() ? lock.with(Effect.suspend(step)) : step())
+
+    const run = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> =>
+      whenFree(() => {
         try {
           return Effect.succeed(f())
         } catch (cause) {
           return Effect.fail(storeError(what)(cause))
         }
-      }
-      return Effect.suspend(() => lock.held() ? lock.with(Effect.suspend(now)) : now())
-    }
+      })
 
-    const rollback = Effect.sync(() => {
-      // SQLite may have rolled back already (a failed COMMIT, an I/O error): then there is nothing left to undo.
-      if (db.inTransaction) db.exec("ROLLBACK")
-    }).pipe(Effect.catchAllDefect((defect) => Effect.logWarning("SQLite: rollback failed", defect)))
-
-    /** Rolls back at once (no fiber may be interrupted before it), then fails with `error`. */
-    const rolledBack = (error: StoreError): Effect.Effect<never, StoreError> => {
+    /**
+     * Rolls back at once, synchronously (SQLite may have rolled back already: a failed COMMIT, an I/O error; then
+     * there is nothing left to undo), then logs a failed rollback.
+     */
+    const rollbackNow = (): Effect.Effect<void> => {
       try {
         if (db.inTransaction) db.exec("ROLLBACK")
-        return Effect.fail(error)
+        return Effect.void
       } catch (defect) {
-        return Effect.zipRight(Effect.logWarning("SQLite: rollback failed", defect), Effect.fail(error))
+        return Effect.logWarning("SQLite: rollback failed", defect)
       }
     }
+    const rollback = Effect.suspend(rollbackNow)
 
-    const transactionSync = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> => {
-      const now = (): Effect.Effect<A, StoreError> => {
+    /** Rolls back before anything else can run (no fiber may be interrupted first), then fails with `error`. */
+    const rolledBack = (error: StoreError): Effect.Effect<never, StoreError> =>
+      Effect.zipRight(rollbackNow(), Effect.fail(error))
+
+    const transactionSync = <A>(what: string, f: () => A): Effect.Effect<A, StoreError> =>
+      whenFree(() => {
         try {
           begin.run()
         } catch (cause) {
@@ -217,10 +224,7 @@ export const open = (
           return rolledBack(storeError(`committing ${what}`)(cause))
         }
         return Effect.succeed(value)
-      }
-      // As in `run`: the check of the lock and BEGIN run in the same synchronous step.
-      return Effect.suspend(() => lock.held() ? lock.with(Effect.suspend(now)) : now())
-    }
+      })
 
     const transaction = <A, E, R>(
       what: string,
