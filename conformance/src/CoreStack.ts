@@ -58,7 +58,8 @@ export const make = <R = never, E = never>(
   const capabilities: Capabilities = {
     http: false,
     controlledClock: true,
-    concurrent: options.concurrent ?? true
+    concurrent: options.concurrent ?? true,
+    store: true
   }
   const make = Effect.map(InProcess.make(layer), (inProcess): Stack => ({
     call: (operation, request) =>
@@ -79,7 +80,8 @@ export const make = <R = never, E = never>(
     seed: inProcess.seed,
     admin: inProcess.admin,
     clock: { now: inProcess.manual.now, advance: inProcess.manual.advance },
-    backdoor: options.backdoor?.(inProcess.context)
+    backdoor: options.backdoor?.(inProcess.context),
+    store: inProcess.direct
   }))
   return { capabilities, make }
 }

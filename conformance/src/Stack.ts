@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Fixture, Request } from "@stint/core"
+import type { Fixture, Request, Store } from "@stint/core"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
@@ -71,6 +71,12 @@ export interface Capabilities {
   readonly controlledClock: boolean
   /** Requests may really overlap (the kit then runs its race checks with real concurrency). */
   readonly concurrent: boolean
+  /**
+   * The stack exposes the `Store` under test (`Stack.store`): the kit then also checks laws of the storage port on it
+   * directly (a read made along with authentication answers exactly what the ordinary read answers). `CoreStack`
+   * declares it.
+   */
+  readonly store?: boolean | undefined
 }
 
 /**
@@ -100,6 +106,13 @@ export interface Backdoor {
 }
 
 /**
+ * A storage adapter's service: what a `Store` layer provides.
+ *
+ * @since 0.2.0
+ */
+export type StoreService = Store.Store["Type"]
+
+/**
  * A running Stint under test.
  *
  * @since 0.1.0
@@ -116,6 +129,8 @@ export interface Stack {
     readonly advance: (millis: number) => Effect.Effect<void>
   }
   readonly backdoor?: Backdoor | undefined
+  /** The store under test, asked directly by the store laws; present when `store` is declared. */
+  readonly store?: StoreService | undefined
 }
 
 /**

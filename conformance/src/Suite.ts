@@ -15,6 +15,7 @@ import * as Scope from "effect/Scope"
 import { describe } from "vitest"
 import * as Laws from "./checks/Laws.js"
 import * as Races from "./checks/Races.js"
+import * as StoreLaws from "./checks/StoreLaws.js"
 import * as Access from "./examples/Access.js"
 import * as Catalog from "./examples/Catalog.js"
 import * as Fixtures from "./examples/Fixtures.js"
@@ -41,12 +42,12 @@ export interface SuiteOptions {
   readonly runs?: number | undefined
   /** The longest command sequence of one run. Default 40. */
   readonly maxCommands?: number | undefined
-  /** Only the checks whose group is listed (`examples`, `timed`, `model`, `races`, `laws`). Default: all. */
+  /** Only the checks whose group is listed (`examples`, `timed`, `model`, `races`, `laws`, `store`). Default: all. */
   readonly only?: ReadonlyArray<Group> | undefined
 }
 
 /** @since 0.1.0 */
-export type Group = "examples" | "timed" | "model" | "races" | "laws"
+export type Group = "examples" | "timed" | "model" | "races" | "laws" | "store"
 
 const envNumber = (name: string, integer: (n: number) => boolean): number | undefined => {
   const value = process.env[name]
@@ -111,6 +112,10 @@ const plan = (
     group("races", (h) => Races.register(h, { rounds: Math.max(1, Math.ceil(runs / 12)) }))
   }
   if (wanted("laws")) group("laws", (h) => Laws.register(h, { runs: Math.max(10, runs * 2) }))
+  // The port's own laws need the store itself, which only a stack that declares it exposes.
+  if (capabilities.store === true && wanted("store")) {
+    group("store", (h) => StoreLaws.register(h, { runs: Math.max(10, runs * 2) }))
+  }
   if (capabilities.controlledClock && wanted("model")) {
     group("model", (h) =>
       ModelRun.register(h, {

@@ -38,15 +38,20 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["earnings rounded with floats", Stacks.floatEarnings(CoreStack.make(MemoryStore.layerMemory)), ["examples", "model"], [
     "examples: writes every field of an entry: UTC times, durations, exact earnings, nulls while active or voided"
   ]],
-  ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples"], [
-    "examples: starts a timer with every field of the Timer resource"
+  ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples", "store"], [
+    "examples: starts a timer with every field of the Timer resource",
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone"
   ]],
-  ["a page read along with authentication that ignores the cursor", CoreStack.make(Stores.alongIgnoresCursor, { backdoor }), ["examples", "laws"], [
+  ["a page read along with authentication that ignores the cursor", CoreStack.make(Stores.alongIgnoresCursor, { backdoor }), ["examples", "laws", "store"], [
     "examples: walks every entry exactly once, newest first with ties broken by id, for any page size",
-    "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries"
+    "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries",
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone"
   ]],
   ["authentication inside the timer transaction with the read made before the lock", CoreStack.make(Stores.combinedReadsBeforeLock, { backdoor }), ["races"], [
     "races: concurrent starts and stops for one user never make two active entries and execute each key once"
+  ]],
+  ["a timer read inside authentication that misses the idempotency record", CoreStack.make(Stores.combinedMissesIdempotency, { backdoor }), ["store"], [
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone"
   ]],
   ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
     "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",
@@ -63,17 +68,17 @@ describe("the kit catches broken adapters", () => {
   }
 
   it("passes the unbroken store on the same checks (the failures above come from the breakage)", async () => {
-    const failed = await failures(CoreStack.make(MemoryStore.layerMemory, { backdoor }), ["examples", "timed", "races", "laws", "model"])
+    const failed = await failures(CoreStack.make(MemoryStore.layerMemory, { backdoor }), ["examples", "timed", "races", "laws", "model", "store"])
     expect(failed).toEqual([])
   }, 300_000)
 
   it("passes a store that authenticates inside the timer transaction correctly", async () => {
-    const failed = await failures(CoreStack.make(Stores.combinedCorrect, { backdoor }), ["examples", "timed", "races", "laws", "model"])
+    const failed = await failures(CoreStack.make(Stores.combinedCorrect, { backdoor }), ["examples", "timed", "races", "laws", "model", "store"])
     expect(failed).toEqual([])
   }, 300_000)
 
   it("passes a store that reads along with authentication correctly (the failures of the broken readers come from the breakage)", async () => {
-    const failed = await failures(CoreStack.make(Stores.alongCorrect, { backdoor }), ["examples", "timed", "races", "laws", "model"])
+    const failed = await failures(CoreStack.make(Stores.alongCorrect, { backdoor }), ["examples", "timed", "races", "laws", "model", "store"])
     expect(failed).toEqual([])
   }, 300_000)
 })

@@ -17,6 +17,8 @@ import * as Widen from "./Widen.js"
 export interface InProcess<R> {
   readonly context: Context.Context<R>
   readonly store: Store.Store["Type"]
+  /** The same store, widened but asked exactly what it is asked (no alternation): for the store laws. */
+  readonly direct: Store.Store["Type"]
   readonly manual: ManualClock.ManualClock
   readonly settings: Settings.SettingsShape
   readonly run: <A, E>(effect: Effect.Effect<A, E, Store.Store>) => Effect.Effect<A, E>
@@ -33,7 +35,8 @@ export const make = <R, E>(
     // Pauses between each timer transaction's read and write, so that a missing lock cannot hide; reads along with
     // authentication, and authenticates inside timer transactions, on every other request only, so that both ways
     // are checked.
-    const store = Alternate.readAlong(Widen.widen(Context.get(context, Store.Store)))
+    const direct = Widen.widen(Context.get(context, Store.Store))
+    const store = Alternate.readAlong(direct)
     const manual = ManualClock.make()
     // The spec's policies: the kit's checks and its model assume them.
     const settings = Settings.defaults
@@ -47,6 +50,7 @@ export const make = <R, E>(
     return {
       context,
       store,
+      direct,
       manual,
       settings,
       run,

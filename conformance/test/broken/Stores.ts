@@ -196,3 +196,10 @@ export const combinedCorrect = combined()
 export const combinedReadsBeforeLock = combined((store, scope, expected) =>
   Effect.zipLeft(store.withTimerTransaction(scope, (tx) => tx.read(expected)), Effect.sleep("1 millis"))
 )
+
+/** Reads along inside the authenticated timer transaction, under the lock, but never finds the idempotency record. */
+export const combinedMissesIdempotency = combined((store, scope, expected) =>
+  store.withTimerTransaction(scope, (tx) =>
+    Effect.map(tx.read(expected), (snapshot) => ({ ...snapshot, idempotency: Option.none() }))
+  )
+)
