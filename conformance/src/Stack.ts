@@ -73,8 +73,8 @@ export interface Capabilities {
   readonly concurrent: boolean
   /**
    * The stack exposes the `Store` under test (`Stack.store`): the kit then also checks laws of the storage port on it
-   * directly (a read made along with authentication answers exactly what the ordinary read answers). `CoreStack`
-   * declares it.
+   * directly (a read made along with authentication, or inside it, answers exactly what the ordinary read answers, and
+   * the request is counted exactly once). `CoreStack` declares it.
    */
   readonly store?: boolean | undefined
 }

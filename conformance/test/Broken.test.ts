@@ -40,18 +40,24 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ]],
   ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples", "store"], [
     "examples: starts a timer with every field of the Timer resource",
-    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone"
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"
   ]],
   ["a page read along with authentication that ignores the cursor", CoreStack.make(Stores.alongIgnoresCursor, { backdoor }), ["examples", "laws", "store"], [
     "examples: walks every entry exactly once, newest first with ties broken by id, for any page size",
     "laws: pagination walks every entry once, in order, for any limit and any interleaving of new entries",
-    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone"
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"
   ]],
   ["authentication inside the timer transaction with the read made before the lock", CoreStack.make(Stores.combinedReadsBeforeLock, { backdoor }), ["races"], [
     "races: concurrent starts and stops for one user never make two active entries and execute each key once"
   ]],
   ["a timer read inside authentication that misses the idempotency record", CoreStack.make(Stores.combinedMissesIdempotency, { backdoor }), ["store"], [
-    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone"
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"
+  ]],
+  ["a request authenticated with a read along that is not counted", CoreStack.make(Stores.alongUncounted, { backdoor }), ["store"], [
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"
+  ]],
+  ["authentication inside the timer transaction that answers every read with the expected one", CoreStack.make(Stores.combinedAnswersEveryRead, { backdoor }), ["store"], [
+    "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"
   ]],
   ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
     "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",

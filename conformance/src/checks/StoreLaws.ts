@@ -2,8 +2,10 @@
  * Laws of the storage port itself, checked on the `Store` a stack exposes (`Stack.store`): a read a store makes along
  * with authentication (`Store.ReadAlong`), or inside it (`authenticateInTimerTransaction`), answers exactly what the
  * ordinary read (`findActiveEntry`, `listEntries`, a `withTimerTransaction` read) answers in the same state, and
- * authenticating that way answers exactly as `authenticate` alone. The operations catch a wrong answer only where one
- * of their checks happens to look; here every kind of key, filter, position, limit and timer query is compared.
+ * authenticating that way finds the same key and counts the request exactly as `authenticate` alone does (each of the
+ * three ways is run first, last or between, under a limit with room or one with room for exactly one more request, so
+ * that a request counted twice, or not at all, shows). The operations catch a wrong answer only where one of their
+ * checks happens to look; here keys of many kinds, filters, positions, limits and timer queries are compared.
  *
  * @since 0.2.0
  */
@@ -20,19 +22,43 @@ import * as World from "../World.js"
 
 const HOUR = 3_600_000
 
-/** Keys of every kind the world has, and one no store knows. */
-const keyKinds = ["member", "memberSecond", "readOnly", "revoked", "expired", "removed", "memberElsewhere"] as const
-type KeyKind = typeof keyKinds[number] | "unknown"
+/** Keys of the world that authenticate, those refused (expired, revoked, of a removed member), and one no store knows. */
+const accepting = ["member", "memberSecond", "readOnly", "memberElsewhere", "owner", "admin", "ownerOld"] as const
+const refused = ["revoked", "expired", "removed"] as const
+type KeyKind = typeof accepting[number] | typeof refused[number] | "unknown"
 
-/** Room for every probe, or a limit of one that the probe's first authentication has already used up. */
-const generous: RateLimit.Policy = { limit: 1_000_000, windowMillis: 60_000 }
-const tight: RateLimit.Policy = { limit: 1, windowMillis: 60_000 }
+const WINDOW_MILLIS = 60_000
+
+/** Room for every request, or (`edge`) room for exactly one more request of the key than it has made. */
+const policyFor = (edge: boolean, counted: number): RateLimit.Policy => ({
+  limit: edge ? counted + 1 : 1_000_000,
+  windowMillis: WINDOW_MILLIS
+})
+
+/** The three ways of authenticating, in the order a probe runs them. */
+type Way = "alone" | "along" | "inside"
+const orders: ReadonlyArray<ReadonlyArray<Way>> = [
+  ["alone", "along", "inside"],
+  ["alone", "inside", "along"],
+  ["along", "alone", "inside"],
+  ["along", "inside", "alone"],
+  ["inside", "alone", "along"],
+  ["inside", "along", "alone"]
+]
 
 type ProjectName = "website" | "app" | "support"
 
+interface TimerQueryChoice {
+  readonly idempotencyKey: "used" | "owner's" | "fresh" | undefined
+  readonly entryId: "own" | "owner's" | "unknown" | undefined
+  readonly projectId: ProjectName | "foreign" | "unknown" | undefined
+}
+
 interface Probe {
   readonly key: KeyKind
-  readonly tight: boolean
+  /** Room for exactly one more request of the key: the first of the three ways is accepted, the others refused. */
+  readonly edge: boolean
+  readonly order: number
   readonly along:
     | { readonly _tag: "ActiveEntry" }
     | {
@@ -42,11 +68,9 @@ interface Probe {
       readonly after: number | { readonly hoursAgo: number; readonly id: string } | null
       readonly limit: number
     }
-  readonly timer: {
-    readonly idempotencyKey: "used" | "fresh" | undefined
-    readonly entryId: "own" | "owner's" | "unknown" | undefined
-    readonly projectId: ProjectName | "foreign" | "unknown" | undefined
-  }
+  /** What the body of `authenticateInTimerTransaction` reads, and what it is told it will read (`expected`). */
+  readonly timer: TimerQueryChoice
+  readonly expected: TimerQueryChoice | "the same"
 }
 
 const project = fc.constantFrom<ProjectName>("website", "app", "support")
@@ -54,12 +78,19 @@ const project = fc.constantFrom<ProjectName>("website", "app", "support")
 /** Mostly the member's own key (whose scope has the entries), every other kind now and then. */
 const keyKind: fc.Arbitrary<KeyKind> = fc.oneof(
   { arbitrary: fc.constant("member" as const), weight: 4 },
-  { arbitrary: fc.constantFrom<KeyKind>(...keyKinds, "unknown"), weight: 7 }
+  { arbitrary: fc.constantFrom<KeyKind>(...accepting, ...refused, "unknown"), weight: 8 }
 )
+
+const timerQuery: fc.Arbitrary<TimerQueryChoice> = fc.record({
+  idempotencyKey: fc.constantFrom("used" as const, "used" as const, "owner's" as const, "fresh" as const, undefined),
+  entryId: fc.constantFrom("own" as const, "owner's" as const, "unknown" as const, undefined),
+  projectId: fc.constantFrom<TimerQueryChoice["projectId"]>("website", "app", "support", "foreign", "unknown", undefined)
+})
 
 const probe: fc.Arbitrary<Probe> = fc.record({
   key: keyKind,
-  tight: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+  edge: fc.integer({ min: 0, max: 2 }).map((n) => n === 0),
+  order: fc.nat(orders.length - 1),
   along: fc.oneof(
     fc.constant({ _tag: "ActiveEntry" as const }),
     {
@@ -77,11 +108,8 @@ const probe: fc.Arbitrary<Probe> = fc.record({
       weight: 2
     }
   ),
-  timer: fc.record({
-    idempotencyKey: fc.constantFrom("used" as const, "used" as const, "fresh" as const, undefined),
-    entryId: fc.constantFrom("own" as const, "owner's" as const, "unknown" as const, undefined),
-    projectId: fc.constantFrom<Probe["timer"]["projectId"]>("website", "app", "support", "foreign", "unknown", undefined)
-  })
+  timer: timerQuery,
+  expected: fc.oneof({ arbitrary: fc.constant("the same" as const), weight: 3 }, timerQuery)
 })
 
 const history = fc.record({
@@ -90,8 +118,10 @@ const history = fc.record({
     fc.record({ hoursAgo: fc.integer({ min: 1, max: 6 }), project, voided: fc.boolean() }),
     { maxLength: 14 }
   ),
-  /** A timer started through the operations (with an idempotency record), or none. */
+  /** The member's timer, started through the operations (with an idempotency record), or none. */
   running: fc.option(project, { nil: undefined }),
+  /** Whether the owner (another user of the workspace) has a timer too, also started through the operations. */
+  ownerRunning: fc.boolean(),
   probes: fc.array(probe, { minLength: 1, maxLength: 6 })
 })
 
@@ -108,7 +138,7 @@ const plainSnapshot = (snapshot: Store.TimerSnapshot) => ({
 /** @since 0.2.0 */
 export const register = (h: Harness, options: { readonly runs: number }): void => {
   h.check(
-    "a read made along with authentication, or inside it, answers what the ordinary read answers, and authenticates as authenticate alone",
+    "a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone",
     (stack) =>
       Effect.gen(function*() {
         const store = stack.store
@@ -127,7 +157,7 @@ export const register = (h: Harness, options: { readonly runs: number }): void =
 const lawsHold = (
   stack: Stack,
   store: StoreService,
-  { entries, probes, running }: typeof history extends fc.Arbitrary<infer A> ? A : never
+  { entries, ownerRunning, probes, running }: typeof history extends fc.Arbitrary<infer A> ? A : never
 ): Effect.Effect<void, unknown> =>
   Effect.gen(function*() {
     const world = yield* World.seed(stack)
@@ -152,19 +182,40 @@ const lawsHold = (
       entry(world.users.owner, world.workspace, world.projects.website, 3, false)
     ]
     yield* Effect.orDie(stack.seed({ timeEntries: [...own, ...others] }))
-    const usedKey = World.newId()
-    if (running !== undefined) {
-      expectSuccess(
-        yield* stack.call(
-          "startTimer",
-          as(world.keys.member, { idempotencyKey: usedKey, body: json({ projectId: projectIds[running] }) })
-        ),
-        "startTimer"
-      )
-    }
+    // The requests each key has had counted in the window (all at `now`: the clock does not move here).
+    const counted = new Map<KeyKind, number>()
+    const start = (key: "member" | "owner", projectId: string, idempotencyKey: string) =>
+      Effect.gen(function*() {
+        expectSuccess(
+          yield* stack.call("startTimer", as(world.keys[key], { idempotencyKey, body: json({ projectId }) })),
+          "startTimer"
+        )
+        counted.set(key, (counted.get(key) ?? 0) + 1)
+      })
+    // Timers started through the operations, each leaving an idempotency record: the member's, and another user's
+    // (a read that ignores the user would find the one for the other).
+    const idempotencyKeys = { "used": World.newId(), "owner's": World.newId() }
+    if (running !== undefined) yield* start("member", projectIds[running], idempotencyKeys.used)
+    if (ownerRunning) yield* start("owner", world.projects.website, idempotencyKeys["owner's"])
+    const timerQuery = (choice: TimerQueryChoice): Store.TimerQuery => ({
+      idempotencyKey: choice.idempotencyKey === undefined
+        ? undefined
+        : choice.idempotencyKey === "fresh"
+        ? World.newId()
+        : idempotencyKeys[choice.idempotencyKey],
+      entryId: choice.entryId === undefined
+        ? undefined
+        : choice.entryId === "own"
+        ? own[0]?.id ?? World.newId()
+        : choice.entryId === "owner's"
+        ? others[1]!.id
+        : World.newId(),
+      projectId: choice.projectId === undefined ? undefined : projectIds[choice.projectId]
+    })
     for (const p of probes) {
       const digest = digestOf(p.key === "unknown" ? World.newKey() : world.keys[p.key])
-      const policy = p.tight ? tight : generous
+      const authenticates = (accepting as ReadonlyArray<KeyKind>).includes(p.key)
+      const policy = policyFor(p.edge, counted.get(p.key) ?? 0)
       const along: Store.ReadAlong = p.along._tag === "ActiveEntry" ? p.along : {
         _tag: "EntriesPage",
         query: {
@@ -177,61 +228,65 @@ const lawsHold = (
           limit: p.along.limit
         }
       }
-      const described = `${JSON.stringify(p)} → ${JSON.stringify(along)}`
-      const alone = yield* store.authenticate(digest, now, policy)
-      const withRead = yield* store.authenticate(digest, now, policy, along)
-      expect(Option.isSome(withRead), `found alike: ${described}`).toBe(Option.isSome(alone))
-      if (Option.isNone(alone) || Option.isNone(withRead)) continue
-      expect(withRead.value.key, `the same key: ${described}`).toEqual(alone.value.key)
-      // Under the limit of one, the authentication just before used the window up (if the key authenticates).
-      expect(withRead.value.accepted, `accepted alike: ${described}`).toBe(p.tight ? false : alone.value.accepted)
+      const query = timerQuery(p.timer)
+      const expected = p.expected === "the same" ? { ...query } : timerQuery(p.expected)
+      const described = `${JSON.stringify(p)} → ${JSON.stringify(along)}; timer query ${JSON.stringify(query)}, expected ${
+        JSON.stringify(expected)
+      }`
+      const combined = store.authenticateInTimerTransaction !== undefined
+      const ways = orders[p.order]!.filter((way) => way !== "inside" || combined)
+      const found: Partial<Record<Way, Option.Option<Store.Authenticated>>> = {}
+      let inside: Option.Option<ReturnType<typeof plainSnapshot>> = Option.none()
+      for (const [index, way] of ways.entries()) {
+        if (way === "alone") {
+          found.alone = yield* store.authenticate(digest, now, policy)
+        } else if (way === "along") {
+          found.along = yield* store.authenticate(digest, now, policy, along)
+        } else {
+          const answer = yield* store.authenticateInTimerTransaction!(
+            { digest, now, policy },
+            expected,
+            (key, tx) =>
+              Effect.map(
+                // The body must not use `tx` for a refused key.
+                Option.isSome(key) && key.value.accepted
+                  ? Effect.asSome(Effect.map(tx.read(query), plainSnapshot))
+                  : Effect.succeedNone,
+                (snapshot) => ({ key, snapshot })
+              )
+          )
+          found.inside = answer.key
+          inside = answer.snapshot
+        }
+        const answer = found[way]!
+        // Found exactly when the key exists; accepted exactly when it authenticates and its window has room: always
+        // under the roomy limit, only for the first of the three at the edge.
+        expect(Option.isSome(answer), `${way}: found exactly a stored key: ${described}`).toBe(p.key !== "unknown")
+        const accepted = authenticates && (!p.edge || index === 0)
+        expect(Option.getOrNull(answer)?.accepted, `${way}: accepted and counted exactly once: ${described}`)
+          .toBe(p.key === "unknown" ? undefined : accepted)
+        if (accepted) counted.set(p.key, (counted.get(p.key) ?? 0) + 1)
+      }
+      const alone = found.alone!
+      if (Option.isNone(alone)) continue
       const scope = { workspaceId: alone.value.key.workspaceId, userId: alone.value.key.userId }
-      const { activeEntry, entries: page } = withRead.value
-      if (activeEntry !== undefined) {
-        expect(Option.getOrNull(activeEntry), `the active entry read along: ${described}`)
+      for (const way of ["along", "inside"] as const) {
+        const other = found[way]
+        if (other !== undefined) {
+          expect(Option.getOrNull(other)?.key, `${way}: the same key as alone: ${described}`).toEqual(alone.value.key)
+        }
+      }
+      const read = Option.getOrUndefined(found.along!)
+      if (read?.activeEntry !== undefined) {
+        expect(Option.getOrNull(read.activeEntry), `the active entry read along: ${described}`)
           .toEqual(Option.getOrNull(yield* store.findActiveEntry(scope)))
       }
-      if (page !== undefined && along._tag === "EntriesPage") {
-        expect(page, `the page read along: ${described}`).toEqual(yield* store.listEntries(scope, along.query))
+      if (read?.entries !== undefined && along._tag === "EntriesPage") {
+        expect(read.entries, `the page read along: ${described}`).toEqual(yield* store.listEntries(scope, along.query))
       }
-      const combined = store.authenticateInTimerTransaction
-      if (combined === undefined) continue
-      const query: Store.TimerQuery = {
-        idempotencyKey: p.timer.idempotencyKey === undefined
-          ? undefined
-          : p.timer.idempotencyKey === "used"
-          ? usedKey
-          : World.newId(),
-        entryId: p.timer.entryId === undefined
-          ? undefined
-          : p.timer.entryId === "own"
-          ? own[0]?.id ?? World.newId()
-          : p.timer.entryId === "owner's"
-          ? others[1]!.id
-          : World.newId(),
-        projectId: p.timer.projectId === undefined ? undefined : projectIds[p.timer.projectId]
-      }
-      const inside = yield* combined(
-        { digest, now, policy },
-        query,
-        (found, tx) =>
-          Effect.map(
-            // The body must not use `tx` for a refused key.
-            Option.isSome(found) && found.value.accepted
-              ? Effect.asSome(Effect.map(tx.read(query), plainSnapshot))
-              : Effect.succeedNone,
-            (snapshot) => ({ found, snapshot })
-          )
-      )
-      const timerCase = `${described}; timer query ${JSON.stringify(query)}`
-      expect(Option.getOrNull(inside.found)?.key, `the same key inside the transaction: ${timerCase}`)
-        .toEqual(alone.value.key)
-      // Two authentications before it: it is refused under the limit of one, and accepted as before otherwise.
-      expect(Option.getOrNull(inside.found)?.accepted, `accepted alike inside the transaction: ${timerCase}`)
-        .toBe(p.tight ? false : alone.value.accepted)
-      if (Option.isSome(inside.snapshot)) {
+      if (Option.isSome(inside)) {
         const ordinary = yield* store.withTimerTransaction(scope, (tx) => Effect.map(tx.read(query), plainSnapshot))
-        expect(inside.snapshot.value, `the timer read inside the authentication: ${timerCase}`).toEqual(ordinary)
+        expect(inside.value, `the timer read inside the authentication: ${described}`).toEqual(ordinary)
       }
     }
   })

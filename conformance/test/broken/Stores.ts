@@ -203,3 +203,29 @@ export const combinedMissesIdempotency = combined((store, scope, expected) =>
     Effect.map(tx.read(expected), (snapshot) => ({ ...snapshot, idempotency: Option.none() }))
   )
 )
+
+/** Reads along correctly, but a request authenticated with a read along is not counted under the rate limit. */
+export const alongUncounted = broken((store, tables) => ({
+  authenticate: (digest, now, policy, along) =>
+    Effect.map(store.authenticate(digest, now, policy, along), (found) => {
+      if (along !== undefined && Option.isSome(found) && found.value.accepted) {
+        const hits = tables.rateHits.get(found.value.key.id) ?? []
+        tables.rateHits.set(found.value.key.id, hits.slice(0, -1))
+      }
+      return found
+    })
+}))
+
+/**
+ * Authenticates inside the timer transaction, under the lock, and answers every read of the body with the read of
+ * `expected`, whatever the body asks.
+ */
+export const combinedAnswersEveryRead = broken((store) => ({
+  authenticateInTimerTransaction: (authentication, expected, body) =>
+    Effect.flatMap(store.authenticate(authentication.digest, authentication.now, authentication.policy), (found) => {
+      if (Option.isNone(found)) return body(found, unusable)
+      const scope = { workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }
+      return store.withTimerTransaction(scope, (tx) =>
+        Effect.flatMap(tx.read(expected), (snapshot) => body(found, { ...tx, read: () => Effect.succeed(snapshot) })))
+    })
+}))
