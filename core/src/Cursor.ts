@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Base64Url from "./internal/base64url.js"
 import { Hashing, type HashingShape } from "./Hashing.js"
-import { constantTimeEqual, hexByte, utf8 } from "./internal/crypto.js"
+import { constantTimeEqual, toHex, utf8 } from "./internal/crypto.js"
 
 /**
  * Where the next page continues: strictly after this entry in (`startedAt` desc, `id` desc) order.
@@ -54,8 +54,7 @@ const writeUuid = (id: string, out: Uint8Array, at: number): void => {
 }
 
 const bytesToUuid = (bytes: Uint8Array): string => {
-  let hex = ""
-  for (const b of bytes) hex += hexByte(b)
+  const hex = toHex(bytes)
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 

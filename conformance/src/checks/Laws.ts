@@ -11,22 +11,9 @@ import * as fc from "effect/FastCheck"
 import { expect } from "vitest"
 import { as, expectError, expectSuccess, json } from "../internal/Check.js"
 import type { Harness } from "../internal/Harness.js"
+import { property } from "../internal/Property.js"
 import type { OperationName, Stack } from "../Stack.js"
 import * as World from "../World.js"
-
-const property = <A>(
-  arbitrary: fc.Arbitrary<A>,
-  runs: number,
-  body: (value: A) => Effect.Effect<void, unknown>,
-  examples: ReadonlyArray<A> = []
-) =>
-  Effect.promise(() =>
-    fc.assert(fc.asyncProperty(arbitrary, (value) => Effect.runPromise(body(value))), {
-      numRuns: runs,
-      endOnFailure: true,
-      examples: examples.map((example) => [example])
-    })
-  )
 
 const seedEntries = (stack: Stack, world: World.World, starts: ReadonlyArray<number>, projectId: string) =>
   Effect.gen(function*() {

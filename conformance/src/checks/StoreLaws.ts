@@ -17,6 +17,7 @@ import { createHash, randomUUID } from "node:crypto"
 import { expect } from "vitest"
 import { as, expectSuccess, json } from "../internal/Check.js"
 import type { Harness } from "../internal/Harness.js"
+import { property } from "../internal/Property.js"
 import type { Stack, StoreService } from "../Stack.js"
 import * as World from "../World.js"
 
@@ -143,12 +144,7 @@ export const register = (h: Harness, options: { readonly runs: number }): void =
       Effect.gen(function*() {
         const store = stack.store
         if (store === undefined) return yield* Effect.dieMessage("the stack declares `store` but exposes none")
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(history, (value) => Effect.runPromise(lawsHold(stack, store, value))),
-            { numRuns: options.runs, endOnFailure: true }
-          )
-        )
+        yield* property(history, options.runs, (value) => lawsHold(stack, store, value))
       }),
     300_000
   )
