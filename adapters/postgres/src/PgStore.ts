@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type pg from "pg"
 import * as AdminStore from "./internal/AdminStore.js"
-import { makePool, query, queryAll, queryWith } from "./internal/Database.js"
+import { makePool, query, queryAll, queryWith, REPLAN_AFTER_MILLIS } from "./internal/Database.js"
 import { retryTransient } from "./internal/Failure.js"
 import { isId } from "./internal/Ids.js"
 import * as Migrations from "./internal/Migrations.js"
@@ -43,6 +43,14 @@ export interface Options {
    */
   readonly statementTimeoutMillis?: number | undefined
   /**
+   * How old a connection's cached query plans may get before its next use makes them again (`DISCARD PLANS`, one
+   * round trip): a plan PostgreSQL settled on while a table was small is not kept as the table grows, whether or not
+   * autovacuum refreshes the statistics. Default 10000.
+   *
+   * @since 0.2.0
+   */
+  readonly replanAfterMillis?: number | undefined
+  /**
    * The secret that signs pagination cursors. Every instance must use the same one. When absent, a random secret is
    * stored in the database on first start and shared by every instance.
    */
@@ -55,6 +63,8 @@ export const DEFAULT_POOL_SIZE = 10
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 5_000
 /** How long a statement may run unless `statementTimeoutMillis` says otherwise. @since 0.1.0 */
 export const DEFAULT_STATEMENT_TIMEOUT_MILLIS = 5_000
+/** How old a connection's plans may get unless `replanAfterMillis` says otherwise. @since 0.2.0 */
+export const DEFAULT_REPLAN_AFTER_MILLIS = REPLAN_AFTER_MILLIS
 
 const positive = (name: string, value: number | undefined, fallback: number) =>
   value === undefined
@@ -76,7 +86,8 @@ const settings = (options: Options) =>
         "statementTimeoutMillis",
         options.statementTimeoutMillis,
         DEFAULT_STATEMENT_TIMEOUT_MILLIS
-      )
+      ),
+      replanAfterMillis: yield* positive("replanAfterMillis", options.replanAfterMillis, DEFAULT_REPLAN_AFTER_MILLIS)
     }
   })
 

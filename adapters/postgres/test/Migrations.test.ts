@@ -52,7 +52,9 @@ describe("migrations", () => {
         const error = yield* Effect.flip(PgStore.migrate({ url }))
         expect(error._tag).toBe("StoreError")
       }
-      for (const options of [{ poolSize: 0 }, { connectTimeoutMillis: -1 }, { statementTimeoutMillis: 1.5 }]) {
+      for (
+        const options of [{ poolSize: 0 }, { connectTimeoutMillis: -1 }, { statementTimeoutMillis: 1.5 }, { replanAfterMillis: 0 }]
+      ) {
         const error = yield* Effect.flip(Layer.build(PgStore.layer({ url: "postgres://localhost/x", ...options })).pipe(Effect.scoped))
         expect(error._tag).toBe("StoreError")
         expect(error.message).toMatch(/must be a positive integer/)

@@ -52,7 +52,7 @@ const PREPARED_PER_CONNECTION = 500
 const names = new Map<string, string>()
 
 /** The name a statement is prepared under. */
-const nameOf = (text: string): string => {
+export const nameOf = (text: string): string => {
   let name = names.get(text)
   if (name === undefined) {
     name = `stint_${createHash("sha256").update(text).digest("hex").slice(0, 24)}`
