@@ -35,4 +35,24 @@ export const earnings = (options: {
   readonly payRateCents: number
   readonly durationSeconds: number
   readonly billable: boolean
-}): string => options.billable ? formatCents(earningsCents(options.payRateCents, options.durationSeconds)) : "0.00"
+}): string => {
+  if (!options.billable) return "0.00"
+  const exact = exactEarnings(options.payRateCents, options.durationSeconds)
+  return exact ?? formatCents(earningsCents(options.payRateCents, options.durationSeconds))
+}
+
+/**
+ * `earnings` in plain numbers, when they are exact: `undefined` when `2·rate·seconds + 3600` may pass 2^53 − 1 (the
+ * BigInt path takes those). Below it every step is an integer a double holds exactly: the product (rounding is
+ * monotonic, so a product past the bound is never computed below it), the remainder, the difference and a division
+ * that leaves no remainder. About a third of the BigInt path's time (a page of history computes twenty).
+ */
+const exactEarnings = (payRateCents: number, durationSeconds: number): string | undefined => {
+  if (!(Number.isSafeInteger(payRateCents) && Number.isSafeInteger(durationSeconds))) return undefined
+  if (payRateCents < 0 || durationSeconds < 0) return undefined
+  const doubled = 2 * payRateCents * durationSeconds + 3600
+  if (doubled > Number.MAX_SAFE_INTEGER) return undefined
+  const cents = (doubled - (doubled % 7200)) / 7200
+  const fraction = cents % 100
+  return `${(cents - fraction) / 100}.${fraction < 10 ? "0" : ""}${fraction}`
+}

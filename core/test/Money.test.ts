@@ -30,6 +30,23 @@ describe("Money", () => {
     expect(Money.earnings({ payRateCents: rate, durationSeconds: 1, billable: true })).toBe(reference(rate, 1))
   })
 
+  it.prop("matches it for everyday rates and durations (computed in plain numbers)", [
+    fc.integer({ min: 0, max: 10_000_000 }),
+    fc.integer({ min: 0, max: 10_000_000 })
+  ], ([rate, seconds]) => {
+    expect(Money.earnings({ payRateCents: rate, durationSeconds: seconds, billable: true })).toBe(reference(rate, seconds))
+  }, { fastCheck: { numRuns: 5000 } })
+
+  it.prop("matches it on both sides of 2^53, where the plain-number path hands over to BigInt", [
+    fc.integer({ min: 1, max: INT32_MAX }),
+    fc.integer({ min: -4000, max: 4000 })
+  ], ([rate, offset]) => {
+    // The largest duration whose 2·rate·seconds + 3600 is still a safe integer, moved by up to 4,000 seconds.
+    const edge = Math.floor((Number.MAX_SAFE_INTEGER - 3600) / (2 * rate))
+    const seconds = Math.min(INT32_MAX, Math.max(0, edge + offset))
+    expect(Money.earnings({ payRateCents: rate, durationSeconds: seconds, billable: true })).toBe(reference(rate, seconds))
+  }, { fastCheck: { numRuns: 5000 } })
+
   it("pins the spec's cases", () => {
     expect(Money.earnings({ payRateCents: 7500, durationSeconds: 5400, billable: true })).toBe("112.50")
     expect(Money.earnings({ payRateCents: 1, durationSeconds: 1800, billable: true })).toBe("0.01") // half-up
