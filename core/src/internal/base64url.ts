@@ -5,26 +5,37 @@
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
 
-const LOOKUP: ReadonlyMap<string, number> = new Map([...ALPHABET].map((c, i) => [c, i]))
+/** The sextet of each character code below 128, -1 for codes outside the alphabet. */
+const LOOKUP = new Int8Array(128).fill(-1)
+for (let i = 0; i < ALPHABET.length; i++) LOOKUP[ALPHABET.charCodeAt(i)] = i
 
-/** Encodes bytes as base64url without padding. */
+const CODES: ReadonlyArray<number> = Array.from(ALPHABET, (c) => c.charCodeAt(0))
+
+const code = (sextet: number): number => CODES[sextet & 63] as number
+
+/** Encodes bytes as base64url without padding (the characters' codes first, one string made of them at the end). */
 export const encode = (bytes: Uint8Array): string => {
-  let out = ""
+  const codes: Array<number> = []
   let i = 0
   for (; i + 2 < bytes.length; i += 3) {
     const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number)
-    out += ALPHABET.charAt((n >> 18) & 63) + ALPHABET.charAt((n >> 12) & 63) + ALPHABET.charAt((n >> 6) & 63) + ALPHABET.charAt(n & 63)
+    codes.push(code(n >> 18), code(n >> 12), code(n >> 6), code(n))
   }
   const rest = bytes.length - i
   if (rest === 1) {
     const n = (bytes[i] as number) << 16
-    out += ALPHABET.charAt((n >> 18) & 63) + ALPHABET.charAt((n >> 12) & 63)
+    codes.push(code(n >> 18), code(n >> 12))
   } else if (rest === 2) {
     const n = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8)
-    out += ALPHABET.charAt((n >> 18) & 63) + ALPHABET.charAt((n >> 12) & 63) + ALPHABET.charAt((n >> 6) & 63)
+    codes.push(code(n >> 18), code(n >> 12), code(n >> 6))
   }
+  let out = ""
+  for (let at = 0; at < codes.length; at += CHUNK) out += String.fromCharCode(...codes.slice(at, at + CHUNK))
   return out
 }
+
+/** Codes per `String.fromCharCode` call: far below any engine's limit on arguments. */
+const CHUNK = 4096
 
 /** Decodes base64url without padding; `undefined` for anything that `encode` could not have produced. */
 export const decode = (input: string): Uint8Array | undefined => {
@@ -33,9 +44,10 @@ export const decode = (input: string): Uint8Array | undefined => {
   let buffer = 0
   let bits = 0
   let o = 0
-  for (const c of input) {
-    const v = LOOKUP.get(c)
-    if (v === undefined) return undefined
+  for (let i = 0; i < input.length; i++) {
+    const c = input.charCodeAt(i)
+    const v = c < 128 ? LOOKUP[c] as number : -1
+    if (v < 0) return undefined
     buffer = (buffer << 6) | v
     bits += 6
     if (bits >= 8) {
