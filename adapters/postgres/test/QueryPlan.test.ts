@@ -2,13 +2,16 @@
  * Keyset pagination is an index range scan: with many users' entries in the table, the plan of each history page
  * (first page, a later page, with a project filter) reads `time_entries` through its history index, with the cursor
  * as an index condition, and never sorts the table; so does the generic plan PostgreSQL may switch to for the prepared
- * statement the store sends. The plans are printed.
+ * statement the store sends. And on the store's own connections it stays one for a user with far more entries than
+ * the average, deep in their history, where the planner's estimate would otherwise choose to read and sort every
+ * entry past the cursor. The plans are printed.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import { ApiKey, Hashing } from "@stint/core"
+import * as Database from "../src/internal/Database.js"
 import * as Queries from "../src/internal/Queries.js"
 import { seedWorld, storeLayer, TestDatabase } from "./support.js"
 
@@ -79,6 +82,68 @@ describe("history pages", () => {
           const rows = yield* db.sql(page.text, page.values)
           expect(rows).toHaveLength(21)
         }
+      }))
+  })
+})
+
+describe("a deep page of a user with far more entries than the others", () => {
+  layer(storeLayer(), { excludeTestServices: true })((it) => {
+    it.scoped("is a range scan that stops at the limit on the store's connections (no bitmap scan of the rest)", () =>
+      Effect.gen(function*() {
+        const db = yield* TestDatabase
+        const { ids, keys } = yield* seedWorld()
+        // The owner has 20,000 entries; 64 other users have 200 each over the same months, all stored in no useful order
+        // for an index scan: the average user has about 500, so the planner expects fewer entries past a deep cursor
+        // than the page's 101.
+        const others = Array.from({ length: 64 }, () => randomUUID())
+        yield* db.sql("INSERT INTO users (id, name, email) SELECT u, 'u', 'u' FROM unnest($1::uuid[]) AS u", [others])
+        const entries = (workspaceId: string, projectId: string, users: ReadonlyArray<string>, count: number, stepMillis: number) =>
+          db.sql(
+            `INSERT INTO time_entries (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents)
+             SELECT gen_random_uuid(), $1, u, $2, 'completed', true, NULL, 1700000000000 + n * $5::bigint,
+               1700000000000 + n * $5::bigint + 1000, 0
+             FROM unnest($3::uuid[]) AS u, generate_series(1, $4::integer) AS n
+             ORDER BY md5(n::text || 'c')`,
+            [workspaceId, projectId, users, count, stepMillis]
+          )
+        yield* entries(ids.workspace, ids.website, [ids.owner], 20_000, 60_000)
+        yield* entries(ids.otherWorkspace, ids.piper, others, 200, 6_000_000)
+        // Statistics from every row, not a sample, so that the planner's estimates are the same on every run.
+        yield* db.sql(`ALTER TABLE time_entries ALTER COLUMN workspace_id SET STATISTICS 1000,
+          ALTER COLUMN user_id SET STATISTICS 1000, ALTER COLUMN started_at SET STATISTICS 1000`)
+        yield* db.sql("VACUUM ANALYZE time_entries")
+        // A page of 100 at 70% of the owner's history: 6,000 entries lie past the cursor, the planner expects about 80.
+        const [position] = yield* db.sql<{ startedAt: string; id: string }>(
+          `SELECT started_at AS "startedAt", id FROM time_entries WHERE user_id = $1
+           ORDER BY started_at DESC, id DESC OFFSET 14000 LIMIT 1`,
+          [ids.owner]
+        )
+        const after = { startedAt: Number(position?.startedAt), id: position?.id ?? "" }
+        const page = Queries.listEntriesByDigest(ApiKey.digestWith(Hashing.portable, keys.owner), {
+          projectId: null,
+          after,
+          limit: 101
+        })
+        const pool = yield* Database.makePool({ url: db.url, poolSize: 1, connectTimeoutMillis: 5_000, statementTimeoutMillis: 5_000 })
+        const run = (text: string) => Database.query(pool, "explaining", { text, values: [] })
+        // The setting that keeps the planner from reading them all, on every connection the store opens.
+        expect(yield* run("SHOW enable_bitmapscan")).toEqual([{ enable_bitmapscan: "off" }])
+        // The page as the store sends it, a prepared statement, on a connection opened as the store opens its own
+        // (`makePool`, one connection); its values are a digest, a number and a UUID.
+        yield* run(`PREPARE deep AS ${page.text}`)
+        const execute = `EXECUTE deep(${page.values.map((value) => `'${String(value)}'`).join(", ")})`
+        // Whichever plan PostgreSQL uses for it, one made for these values or the generic one (the planner expects
+        // about 80 rows with either), it must be the range scan.
+        for (const mode of ["force_custom_plan", "force_generic_plan"]) {
+          yield* run(`SET plan_cache_mode = ${mode}`)
+          const plan = (yield* run(`EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) ${execute}`))
+            .map((row) => String(row["QUERY PLAN"])).join("\n")
+          console.log(`EXPLAIN ANALYZE of the deep page on the store's connection (${mode}):\n${plan}\n`)
+          expect(plan).toMatch(/Index Scan using time_entries_history on time_entries \(actual rows=101(\.00)? loops=1\)/)
+          expect(plan).not.toMatch(/Bitmap/)
+        }
+        const rows = yield* Database.query(pool, "reading the page", page)
+        expect(rows).toHaveLength(101)
       }))
   })
 })
