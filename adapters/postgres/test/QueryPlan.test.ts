@@ -142,8 +142,29 @@ describe("a deep page of a user with far more entries than the others", () => {
           expect(plan).toMatch(/Index Scan using time_entries_history on time_entries \(actual rows=101(\.00)? loops=1\)/)
           expect(plan).not.toMatch(/Bitmap/)
         }
+        yield* run("SET plan_cache_mode = auto")
         const rows = yield* Database.query(pool, "reading the page", page)
         expect(rows).toHaveLength(101)
+        // Sent as the store sends it, again and again, a later page settles on its generic plan instead of being
+        // planned afresh each time: at 90% depth, the cursor's values would make every plan made for them look
+        // cheaper than the generic one.
+        const [deeper] = yield* db.sql<{ startedAt: string; id: string }>(
+          `SELECT started_at AS "startedAt", id FROM time_entries WHERE user_id = $1
+           ORDER BY started_at DESC, id DESC OFFSET 18000 LIMIT 1`,
+          [ids.owner]
+        )
+        const deepPage = Queries.listEntriesByDigest(ApiKey.digestWith(Hashing.portable, keys.owner), {
+          projectId: null,
+          after: { startedAt: Number(deeper?.startedAt), id: deeper?.id ?? "" },
+          limit: 101
+        })
+        for (let again = 0; again < 12; again++) yield* Database.query(pool, "reading the page", deepPage)
+        const [counts] = yield* Database.query(pool, "counting plans", {
+          text: "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = $1",
+          values: [deepPage.text]
+        })
+        console.log(`Plans of the later pages: ${JSON.stringify(counts)}`)
+        expect(counts?.["generic"]).toBeGreaterThanOrEqual(5)
       }))
   })
 })
