@@ -25,7 +25,8 @@ export const NATIVE_FROM_BYTES = 192
  * @since 0.1.0
  */
 export const hashing: Hashing.HashingShape = {
-  sha256: (data) => data.length < NATIVE_FROM_BYTES ? Hashing.portable.sha256(data) : createHash("sha256").update(data).digest(),
+  sha256: (data) =>
+    data.length < NATIVE_FROM_BYTES ? Hashing.portable.sha256(data) : createHash("sha256").update(data).digest(),
   hmacSha256: (key, data) =>
     data.length < NATIVE_FROM_BYTES
       ? Hashing.portable.hmacSha256(key, data)

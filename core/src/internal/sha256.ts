@@ -1,7 +1,7 @@
 /**
  * SHA-256 (FIPS 180-4) and HMAC-SHA-256 (RFC 2104) in plain TypeScript, synchronous. Written for speed on V8: the
- * compression works on 32-bit integers in local variables, reads the message's bytes in place, and allocates nothing
- * but the digest; HMAC keeps the states after its key's two padded blocks for the last key it saw (the server signs
+ * compression works on 32-bit integers in local variables, reads the message's bytes in place, and allocates little
+ * beyond the digest; HMAC keeps the states after its key's two padded blocks for the last key it saw (the server signs
  * every cursor with one secret), so a short message costs two or three compressions. On Node this is faster than
  * `node:crypto` for the short inputs the core hashes (an API key, a cursor, a request's fingerprint), whose cost there
  * is the call into native code, not the hashing.

@@ -40,13 +40,13 @@ export const REPLAN_AFTER_MILLIS = 10_000
 /**
  * What every connection sets before its first statement: no bitmap scans. Every statement of the adapter reads by a
  * key or walks an index range in order, which bitmap scans cannot do: a bitmap scan reads every matching row before
- * it returns one, so one chosen on an underestimate reads and sorts all of them. A history page read along with the authentication
- * finds its user through the key (a subquery), so the planner estimates the rows of an average user: for a user
- * with far more entries than that, it read every entry past the cursor with a bitmap scan and sorted them to keep
- * 100 (measured: 20,000 entries among 65 users, the page at 90% depth, 1.6 to 1.9 ms against 0.34 ms as the range
- * scan that stops at the limit; in `npm run bench` the deep page took 1.30 to 1.46 times the first page, 1.05 with
- * this). With bitmap scans off the planner takes the ordered range scan, whatever its estimate. One round trip, once
- * per connection.
+ * it returns one, so one chosen on an underestimate reads and sorts all of them. A history page read along with the
+ * authentication finds its user through the key (a subquery), so the planner estimates the rows of an average user:
+ * for a user with far more entries than that, it read every entry past the cursor with a bitmap scan and sorted them
+ * to keep 100 (measured: 20,000 entries among 65 users, the page at 90% depth, 1.6 to 1.9 ms against 0.34 ms as
+ * the range scan that stops at the limit; in `npm run bench` the deep page took 1.30 to 1.46 times the first page,
+ * 1.05 with this). With bitmap scans off the planner takes the ordered range scan, whatever its estimate. One round
+ * trip, once per connection.
  */
 export const SESSION_SETUP = "SET enable_bitmapscan = off"
 
@@ -123,7 +123,8 @@ const connect = (pool: pg.Pool, use: (client: pg.PoolClient | undefined, error: 
     const now = Date.now()
     let prelude = SESSION_SETUP
     if (!fresh) {
-      if (now - (plannedAt.get(client) ?? now) < (replanAfter.get(pool) ?? REPLAN_AFTER_MILLIS)) return use(client, error)
+      const due = now - (plannedAt.get(client) ?? now) >= (replanAfter.get(pool) ?? REPLAN_AFTER_MILLIS)
+      if (!due) return use(client, error)
       plannedAt.set(client, now)
       prelude = "DISCARD PLANS"
     }
