@@ -112,19 +112,24 @@ describe("a deep page of a user with far more entries than the others", () => {
         yield* db.sql(`ALTER TABLE time_entries ALTER COLUMN workspace_id SET STATISTICS 1000,
           ALTER COLUMN user_id SET STATISTICS 1000, ALTER COLUMN started_at SET STATISTICS 1000`)
         yield* db.sql("VACUUM ANALYZE time_entries")
-        // A page of 100 at 70% of the owner's history: 6,000 entries lie past the cursor, the planner expects about 80.
-        const [position] = yield* db.sql<{ startedAt: string; id: string }>(
-          `SELECT started_at AS "startedAt", id FROM time_entries WHERE user_id = $1
-           ORDER BY started_at DESC, id DESC OFFSET 14000 LIMIT 1`,
-          [ids.owner]
-        )
-        const after = { startedAt: Number(position?.startedAt), id: position?.id ?? "" }
-        const page = Queries.listEntriesByDigest(ApiKey.digestWith(Hashing.portable, keys.owner), {
-          projectId: null,
-          after,
-          limit: 101
-        })
-        const pool = yield* Database.makePool({ url: db.url, poolSize: 1, connectTimeoutMillis: 5_000, statementTimeoutMillis: 5_000 })
+        // The owner's page of 100 after the first `depth` entries of their history, as the store asks for it.
+        const pageAt = (depth: number) =>
+          Effect.map(
+            db.sql<{ startedAt: string; id: string }>(
+              `SELECT started_at AS "startedAt", id FROM time_entries WHERE user_id = $1
+               ORDER BY started_at DESC, id DESC OFFSET $2 LIMIT 1`,
+              [ids.owner, depth]
+            ),
+            ([position]) =>
+              Queries.listEntriesByDigest(ApiKey.digestWith(Hashing.portable, keys.owner), {
+                projectId: null,
+                after: { startedAt: Number(position?.startedAt), id: position?.id ?? "" },
+                limit: 101
+              })
+          )
+        // At 70% of the owner's history: 6,000 entries lie past the cursor, the planner expects about 80.
+        const page = yield* pageAt(14_000)
+        const pool = yield* Database.makePool({ url: db.url, poolSize: 1, connectTimeoutMillis: 5_000, statementTimeoutMillis: 5_000, replanAfterMillis: Database.REPLAN_AFTER_MILLIS })
         const run = (text: string) => Database.query(pool, "explaining", { text, values: [] })
         // The setting that keeps the planner from reading them all, on every connection the store opens.
         expect(yield* run("SHOW enable_bitmapscan")).toEqual([{ enable_bitmapscan: "off" }])
@@ -148,16 +153,7 @@ describe("a deep page of a user with far more entries than the others", () => {
         // Sent as the store sends it, again and again, a later page settles on its generic plan instead of being
         // planned afresh each time: at 90% depth, the cursor's values would make every plan made for them look
         // cheaper than the generic one.
-        const [deeper] = yield* db.sql<{ startedAt: string; id: string }>(
-          `SELECT started_at AS "startedAt", id FROM time_entries WHERE user_id = $1
-           ORDER BY started_at DESC, id DESC OFFSET 18000 LIMIT 1`,
-          [ids.owner]
-        )
-        const deepPage = Queries.listEntriesByDigest(ApiKey.digestWith(Hashing.portable, keys.owner), {
-          projectId: null,
-          after: { startedAt: Number(deeper?.startedAt), id: deeper?.id ?? "" },
-          limit: 101
-        })
+        const deepPage = yield* pageAt(18_000)
         for (let again = 0; again < 12; again++) yield* Database.query(pool, "reading the page", deepPage)
         const [counts] = yield* Database.query(pool, "counting plans", {
           text: "SELECT generic_plans::int AS generic, custom_plans::int AS custom FROM pg_prepared_statements WHERE statement = $1",

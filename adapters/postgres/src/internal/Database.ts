@@ -20,8 +20,8 @@ export interface PoolSettings {
   readonly poolSize: number
   readonly connectTimeoutMillis: number
   readonly statementTimeoutMillis: number
-  /** How old a connection's query plans may get before it makes them again (`REPLAN_AFTER_MILLIS` when absent). */
-  readonly replanAfterMillis?: number | undefined
+  /** How old a connection's query plans may get before it makes them again (default: `REPLAN_AFTER_MILLIS`). */
+  readonly replanAfterMillis: number
 }
 
 /**
@@ -84,7 +84,7 @@ export const makePool = (
       })
       // Errors of idle connections (the server restarted, a backend was terminated) only remove them from the pool.
       pool.on("error", () => undefined)
-      replanAfter.set(pool, settings.replanAfterMillis ?? REPLAN_AFTER_MILLIS)
+      replanAfter.set(pool, settings.replanAfterMillis)
       return pool
     }),
     (pool) => Effect.promise(() => pool.end().catch(() => undefined)).pipe(Effect.timeoutOption(5_000))
@@ -113,7 +113,7 @@ const watch = (client: pg.PoolClient): pg.PoolClient => {
 
 /**
  * Takes a connection from the pool (one round trip more when it has to open one and set it up, `SESSION_SETUP`, or
- * when its plans are due to be made again: `REPLAN_AFTER_MILLIS`).
+ * when its plans are due to be made again: the pool's `replanAfterMillis`).
  */
 const connect = (pool: pg.Pool, use: (client: pg.PoolClient | undefined, error: unknown) => void): void => {
   pool.connect((error, taken) => {
@@ -123,7 +123,8 @@ const connect = (pool: pg.Pool, use: (client: pg.PoolClient | undefined, error: 
     const now = Date.now()
     let prelude = SESSION_SETUP
     if (!fresh) {
-      const due = now - (plannedAt.get(client) ?? now) >= (replanAfter.get(pool) ?? REPLAN_AFTER_MILLIS)
+      // Every pool is made by `makePool`, which records its setting.
+      const due = now - (plannedAt.get(client) ?? now) >= (replanAfter.get(pool) ?? 0)
       if (!due) return use(client, error)
       plannedAt.set(client, now)
       prelude = "DISCARD PLANS"
