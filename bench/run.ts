@@ -3,7 +3,7 @@
  * seeds the data of `../shared/bench` (64 users, 4,096 keys, a deep user), runs its scenarios with the project's load
  * driver and prints one table: requests per second, p50 and p99 per scenario and store. With `--baseline-dir` (the
  * hand-written baselines of `../shared/bench/baseline`) it runs them side by side, alternating rounds, and adds the
- * ratios. Then a memory run: RSS of a fresh `stint serve` after 300, 5,000 and 100,000 mixed requests.
+ * ratios. Then a memory run: RSS of a fresh `stint serve` after 300, 5,000, 25,000, 50,000 and 100,000 mixed requests.
  *
  *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
  *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
@@ -335,7 +335,9 @@ const main = async () => {
     if (url === undefined || memoryRequests <= 0) continue
     log(`${store} memory run: ${memoryRequests} mixed requests on a fresh stint serve`)
     const target = await Targets.stint(`stint-${store}-memory`, url, work, [], observed)
-    const marks = [300, 5_000, memoryRequests].filter((m, i, all) => m <= memoryRequests && all.indexOf(m) === i)
+    // Marks past the warm-up too, so that the table shows whether RSS levels off or keeps growing.
+    const marks = [300, 5_000, 25_000, 50_000, memoryRequests]
+      .filter((m, i, all) => m <= memoryRequests && all.indexOf(m) === i)
     const rss: Array<[number, number]> = [[0, Targets.rssMegabytes(target.pid)]]
     try {
       const result = await Load.run(Scenarios.mixed(keys), {
