@@ -18,7 +18,13 @@ import { databaseLayer, TestDatabase } from "./support.js"
 
 class OnePool extends Effect.Service<OnePool>()("test/OnePool", {
   scoped: Effect.flatMap(TestDatabase, (db) =>
-    makePool({ url: db.url, poolSize: 1, connectTimeoutMillis: 5_000, statementTimeoutMillis: 5_000, replanAfterMillis: REPLAN_AFTER_MILLIS }))
+    makePool({
+      url: db.url,
+      poolSize: 1,
+      connectTimeoutMillis: 5_000,
+      statementTimeoutMillis: 5_000,
+      replanAfterMillis: REPLAN_AFTER_MILLIS
+    }))
 }) {}
 
 const testLayer = Layer.provideMerge(OnePool.Default, databaseLayer)

@@ -129,7 +129,13 @@ describe("a deep page of a user with far more entries than the others", () => {
           )
         // At 70% of the owner's history: 6,000 entries lie past the cursor, the planner expects about 80.
         const page = yield* pageAt(14_000)
-        const pool = yield* Database.makePool({ url: db.url, poolSize: 1, connectTimeoutMillis: 5_000, statementTimeoutMillis: 5_000, replanAfterMillis: Database.REPLAN_AFTER_MILLIS })
+        const pool = yield* Database.makePool({
+          url: db.url,
+          poolSize: 1,
+          connectTimeoutMillis: 5_000,
+          statementTimeoutMillis: 5_000,
+          replanAfterMillis: Database.REPLAN_AFTER_MILLIS
+        })
         const run = (text: string) => Database.query(pool, "explaining", { text, values: [] })
         // The setting that keeps the planner from reading them all, on every connection the store opens.
         expect(yield* run("SHOW enable_bitmapscan")).toEqual([{ enable_bitmapscan: "off" }])
