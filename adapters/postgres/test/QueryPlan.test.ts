@@ -137,8 +137,10 @@ describe("a deep page of a user with far more entries than the others", () => {
           replanAfterMillis: Database.REPLAN_AFTER_MILLIS
         })
         const run = (text: string) => Database.query(pool, "explaining", { text, values: [] })
-        // The setting that keeps the planner from reading them all, on every connection the store opens.
+        // The setting that keeps the planner from reading them all, on every connection the store opens; and the
+        // store's statements are planned once, for any values.
         expect(yield* run("SHOW enable_bitmapscan")).toEqual([{ enable_bitmapscan: "off" }])
+        expect(yield* run("SHOW plan_cache_mode")).toEqual([{ plan_cache_mode: "force_generic_plan" }])
         // The page as the store sends it, a prepared statement, on a connection opened as the store opens its own
         // (`makePool`, one connection); its values are a digest, a number and a UUID.
         yield* run(`PREPARE deep AS ${page.text}`)
@@ -156,9 +158,9 @@ describe("a deep page of a user with far more entries than the others", () => {
         yield* run("SET plan_cache_mode = auto")
         const rows = yield* Database.query(pool, "reading the page", page)
         expect(rows).toHaveLength(101)
-        // Sent as the store sends it, again and again, a later page settles on its generic plan instead of being
-        // planned afresh each time: at 90% depth, the cursor's values would make every plan made for them look
-        // cheaper than the generic one.
+        // Its text alone, under PostgreSQL's default plan cache mode (set back above), also lets a later page sent
+        // again and again settle on its generic plan instead of being planned afresh each time: at 90% depth, the
+        // cursor's values would make every plan made for them look cheaper than the generic one.
         const deepPage = yield* pageAt(18_000)
         for (let again = 0; again < 12; again++) yield* Database.query(pool, "reading the page", deepPage)
         const [counts] = yield* Database.query(pool, "counting plans", {

@@ -38,17 +38,27 @@ export interface PoolSettings {
 export const REPLAN_AFTER_MILLIS = 10_000
 
 /**
- * What every connection sets before its first statement: no bitmap scans. Every statement of the adapter reads by a
- * key or walks an index range in order, which bitmap scans cannot do: a bitmap scan reads every matching row before
- * it returns one, so one chosen on an underestimate reads and sorts all of them. A history page read along with the
- * authentication finds its user through the key (a subquery), so the planner estimates the rows of an average user:
- * for a user with far more entries than that, it read every entry past the cursor with a bitmap scan and sorted them
- * to keep 100 (measured: 20,000 entries among 65 users, the page at 90% depth, 1.6 to 1.9 ms against 0.34 ms as
- * the range scan that stops at the limit; in `npm run bench` the deep page took 1.30 to 1.46 times the first page,
- * 1.05 with this). With bitmap scans off the planner takes the ordered range scan, whatever its estimate. One round
- * trip, once per connection.
+ * What every connection sets before its first statement, in one round trip, once per connection.
+ *
+ * No bitmap scans. Every statement of the adapter reads by a key or walks an index range in order, which bitmap scans
+ * cannot do: a bitmap scan reads every matching row before it returns one, so one chosen on an underestimate reads and
+ * sorts all of them. A history page read along with the authentication finds its user through the key (a subquery),
+ * so the planner estimates the rows of an average user: for a user with far more entries than that, it read every
+ * entry past the cursor with a bitmap scan and sorted them to keep 100 (measured: 20,000 entries among 65 users, the
+ * page at 90% depth, 1.6 to 1.9 ms against 0.34 ms as the range scan that stops at the limit; in `npm run bench` the
+ * deep page took 1.30 to 1.46 times the first page, 1.05 with this). With bitmap scans off the planner takes the
+ * ordered range scan, whatever its estimate.
+ *
+ * Generic plans only. Each statement is prepared once per connection and planned once for any values (and again after
+ * each `DISCARD PLANS`), instead of PostgreSQL's default of planning it for its values at first and for as long as
+ * such plans look cheaper than the generic one. Every statement's plan is the same for any values: a lookup by key or
+ * an index range (`test/QueryPlan.test.ts` checks the generic plans of the history pages). Measured against the
+ * default on `../shared/bench`'s data, two warm servers alternating, `compare.sh` run in both orders: 1.22 and 1.00
+ * times the requests a second on `getActiveTimer`, 1.19 and 1.05 on a start, 1.18 and 1.14 on a start then its stop,
+ * 0.88 and 1.17 on a history page; and a fresh server's first 7 s of history pages 1,463 to 1,858 req/s against 735
+ * to 880 (four starts each). The baseline of `../shared/bench` plans the same way.
  */
-export const SESSION_SETUP = "SET enable_bitmapscan = off"
+export const SESSION_SETUP = "SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan"
 
 /** How much longer than the server's statement timeout the client waits before giving a connection up. */
 const CLIENT_GRACE_MILLIS = 1_000
