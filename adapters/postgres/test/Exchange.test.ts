@@ -11,20 +11,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import type pg from "pg"
-import { makePool, query, queryAll, REPLAN_AFTER_MILLIS } from "../src/internal/Database.js"
+import { makePool, query, queryAll } from "../src/internal/Database.js"
 import { raw } from "../src/internal/Sql.js"
 import * as Transaction from "../src/internal/Transaction.js"
-import { databaseLayer, TestDatabase } from "./support.js"
+import { databaseLayer, onePool, TestDatabase } from "./support.js"
 
 class OnePool extends Effect.Service<OnePool>()("test/OnePool", {
   scoped: Effect.flatMap(TestDatabase, (db) =>
-    makePool({
-      url: db.url,
-      poolSize: 1,
-      connectTimeoutMillis: 5_000,
-      statementTimeoutMillis: 5_000,
-      replanAfterMillis: REPLAN_AFTER_MILLIS
-    }))
+    makePool(onePool(db.url)))
 }) {}
 
 const testLayer = Layer.provideMerge(OnePool.Default, databaseLayer)

@@ -4,15 +4,15 @@
  * fresh database and `VACUUM ANALYZE`), a connection runs the timer read a few times and caches its plan, which
  * reads the idempotency record by scanning the table; then the table grows. Without statistics being refreshed
  * (autovacuum off) nothing invalidates that plan, and every start and stop on the connection would scan the whole
- * table. The pool here forces generic plans, so that the cached plan is the one PostgreSQL made at first, whatever
- * its own choice between generic and custom plans would have been.
+ * table. The store's connections plan generically (`SESSION_SETUP`), so the cached plan is the one PostgreSQL made
+ * at first.
  */
 import { describe, expect, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { makePool, query } from "../src/internal/Database.js"
 import { nameOf } from "../src/internal/Exchange.js"
 import * as TimerStatements from "../src/internal/TimerStatements.js"
-import { seedWorld, storeLayer, TestDatabase } from "./support.js"
+import { onePool, seedWorld, storeLayer, TestDatabase } from "./support.js"
 
 /** The plan the pool's connection would run its prepared timer read with, for the user and the key `k`. */
 const cachedPlan = (pool: Parameters<typeof query>[0], workspaceId: string, userId: string) =>
@@ -37,13 +37,7 @@ describe("a pooled connection's query plans", () => {
         yield* db.sql("ALTER TABLE idempotency_records SET (autovacuum_enabled = false)")
         yield* db.sql("ANALYZE idempotency_records")
         const replanAfterMillis = 5_000
-        const pool = yield* makePool({
-          url: `${db.url}${db.url.includes("?") ? "&" : "?"}options=${encodeURIComponent("-c plan_cache_mode=force_generic_plan")}`,
-          poolSize: 1,
-          connectTimeoutMillis: 5_000,
-          statementTimeoutMillis: 5_000,
-          replanAfterMillis
-        })
+        const pool = yield* makePool({ ...onePool(db.url), replanAfterMillis })
         const startedAt = Date.now()
         const read = TimerStatements.read({ workspaceId: ids.workspace, userId: ids.owner }, { idempotencyKey: "k" })
         for (let i = 0; i < 6; i++) yield* query(pool, "reading", read)

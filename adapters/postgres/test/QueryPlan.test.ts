@@ -13,7 +13,7 @@ import pg from "pg"
 import { ApiKey, Hashing } from "@stint/core"
 import * as Database from "../src/internal/Database.js"
 import * as Queries from "../src/internal/Queries.js"
-import { seedWorld, storeLayer, TestDatabase } from "./support.js"
+import { onePool, seedWorld, storeLayer, TestDatabase } from "./support.js"
 
 const explain = (text: string, values: ReadonlyArray<unknown>) =>
   Effect.flatMap(TestDatabase, (db) =>
@@ -129,13 +129,7 @@ describe("a deep page of a user with far more entries than the others", () => {
           )
         // At 70% of the owner's history: 6,000 entries lie past the cursor, the planner expects about 80.
         const page = yield* pageAt(14_000)
-        const pool = yield* Database.makePool({
-          url: db.url,
-          poolSize: 1,
-          connectTimeoutMillis: 5_000,
-          statementTimeoutMillis: 5_000,
-          replanAfterMillis: Database.REPLAN_AFTER_MILLIS
-        })
+        const pool = yield* Database.makePool(onePool(db.url))
         const run = (text: string) => Database.query(pool, "explaining", { text, values: [] })
         // The setting that keeps the planner from reading them all, on every connection the store opens; and the
         // store's statements are planned once, for any values.

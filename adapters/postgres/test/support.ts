@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import { randomUUID } from "node:crypto"
 import pg from "pg"
 import { freshDatabaseScoped } from "../../../testing/postgres.js"
+import { type PoolSettings, REPLAN_AFTER_MILLIS } from "../src/internal/Database.js"
 
 /** The database under test, and plain SQL on it. */
 export class TestDatabase extends Context.Tag("test/TestDatabase")<TestDatabase, {
@@ -45,6 +46,15 @@ export const databaseLayer: Layer.Layer<TestDatabase> = Layer.scoped(
     }
   })
 )
+
+/** The settings of a pool of one connection on `url`, for tests that run the adapter's statements themselves. */
+export const onePool = (url: string): PoolSettings => ({
+  url,
+  poolSize: 1,
+  connectTimeoutMillis: 5_000,
+  statementTimeoutMillis: 5_000,
+  replanAfterMillis: REPLAN_AFTER_MILLIS
+})
 
 /**
  * The store on the test database, and the database. Pools are small unless a test asks for more, so that test files
