@@ -146,8 +146,14 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
       const tracker = Shutdown.track(server)
       server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
         // Garbage behind a request still running on this connection: answer that request, then close. A 400 here
-        // would be read as the running request's answer (and a committed start taken for a refused one).
-        if (tracker.busy(socket)) return tracker.closeWhenIdle(socket)
+        // would be read as the running request's answer (and a committed start taken for a refused one). When the
+        // garbage is inside the running request's own body (a malformed chunk), that body will never end: its
+        // request reads it as unreadable (400 INVALID_REQUEST in its own answer) instead of waiting for it forever.
+        if (tracker.busy(socket)) {
+          const running = tracker.running(socket)
+          if (running !== undefined) Body.breakBody(running)
+          return tracker.closeWhenIdle(socket)
+        }
         const requestId = randomUUID()
         if (!Shutdown.answerClientError(socket, requestId) || !runner.logs(LogLevel.Info)) return
         writer.write(Pipeline.logLine("request", LogLevel.Info, {

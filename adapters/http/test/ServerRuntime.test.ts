@@ -187,12 +187,49 @@ for (const store of stores) {
           socket.on("error", reject)
         })
         expect(raw).toMatch(/^HTTP\/1\.1 200 /)
+        expect(raw).toMatch(/\r\nconnection: close\r\n/i)
         expect(raw).not.toMatch(/HTTP\/1\.1 400 /)
         const answered = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4).split("\r\n")[0] ?? raw) as { timer: { id: string } }
         // The client saw exactly what happened: a retry under the same key replays that answer.
         const retry = await h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "pipelined", json: { projectId: ids.website } })
         expect(retry.headers["idempotent-replayed"]).toBe("true")
         expect(retry.body<{ timer: { id: string } }>().timer.id).toBe(answered.timer.id)
+      }))
+
+    it("a malformed chunk in a running request's body is that request's 400 INVALID_REQUEST; the connection closes", () =>
+      withServer(store)(async (h) => {
+        // Node's parser gives up inside the body, which then never ends: the request must not wait for it forever.
+        const exchange = (path: string, headers: string) =>
+          new Promise<string>((resolve, reject) => {
+            const socket = Net.connect(h.port, "127.0.0.1", () =>
+              socket.write(
+                `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n` +
+                  `${headers}\r\n2\r\n{"\r\nZZ\r\n\r\n`
+              ))
+            let received = ""
+            socket.on("data", (chunk) => received += chunk.toString("utf8"))
+            socket.on("close", () => resolve(received))
+            socket.on("error", reject)
+          })
+        const answers = [
+          await exchange("/api/v1/timers/start", `Authorization: Bearer ${keys.member}\r\nIdempotency-Key: broken-chunk\r\n`),
+          await exchange("/api/v1/projects", `Authorization: Bearer ${keys.owner}\r\n`)
+        ]
+        for (const raw of answers) {
+          const [head = "", body = ""] = raw.split("\r\n\r\n")
+          expect(head).toMatch(/^HTTP\/1\.1 400 /)
+          expect(head).toMatch(/\r\nconnection: close(\r\n|$)/i)
+          const requestId = /x-request-id: (.+)/i.exec(head)?.[1]
+          expect(JSON.parse(body)).toEqual({
+            error: { code: "INVALID_REQUEST", message: expect.any(String), details: expect.anything() },
+            requestId
+          })
+          expect(lineOf(h, requestId ?? "").annotations["status"]).toBe(400)
+        }
+        // The refused start stored nothing under its key: the same key now starts a timer afresh.
+        const start = await h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "broken-chunk", json: { projectId: ids.website } })
+        expect(start.status).toBe(200)
+        expect(start.headers["idempotent-replayed"]).toBeUndefined()
       }))
 
     it("serves the OpenAPI document and the /docs page without authentication", () =>

@@ -79,18 +79,40 @@ export const read = (source: Source): Effect.Effect<Request.Body | undefined> =>
   return Effect.map(source.collect, (collected) => classify(source.contentType, collected))
 }
 
+/** Node requests whose body Node's parser gave up on (a malformed chunk): they will never end. */
+const brokenBodies = new WeakSet<Http.IncomingMessage>()
+/** The event `breakBody` emits on such a request, for a read already waiting on it. */
+const BODY_BROKEN = Symbol("@stint/http/body-broken")
+
+/**
+ * Tells the reader of `request`'s body that Node's parser failed inside it (the server's `clientError`): a read
+ * waiting for the body, or one that starts later, finds it unreadable instead of waiting for an end that never comes.
+ * Does nothing once the body has been received whole.
+ */
+export const breakBody = (request: Http.IncomingMessage): void => {
+  if (request.complete || brokenBodies.has(request)) return
+  brokenBodies.add(request)
+  request.emit(BODY_BROKEN)
+}
+
 /**
  * Collects a Node body up to `MAX_BYTES`; past it, discards the rest as it arrives (as Node does with a body nobody
- * reads), so that the connection stays usable and memory stays bounded. Node's `requestTimeout` bounds the time.
+ * reads), so that the connection stays usable and memory stays bounded. Node's `requestTimeout` bounds the time; a
+ * body the parser gave up on (`breakBody`) is unreadable at once.
  */
 const collectNode = (source: Http.IncomingMessage): Effect.Effect<Collected> =>
   Effect.async<Collected>((resume) => {
+    if (brokenBodies.has(source)) {
+      resume(Effect.succeed({ _tag: "Broken" }))
+      return
+    }
     const chunks: Array<Buffer> = []
     let size = 0
     const cleanup = () => {
       source.off("data", onData)
       source.off("end", onEnd)
       source.off("error", onError)
+      source.off(BODY_BROKEN, onBroken)
     }
     const onData = (chunk: Buffer) => {
       size += chunk.length
@@ -109,9 +131,15 @@ const collectNode = (source: Http.IncomingMessage): Effect.Effect<Collected> =>
     }
     // The client went away mid-body: nobody waits for an answer; the server interrupts this request.
     const onError = () => cleanup()
+    const onBroken = () => {
+      cleanup()
+      chunks.length = 0
+      resume(Effect.succeed({ _tag: "Broken" }))
+    }
     source.on("data", onData)
     source.on("end", onEnd)
     source.on("error", onError)
+    source.on(BODY_BROKEN, onBroken)
     return Effect.sync(cleanup)
   })
 

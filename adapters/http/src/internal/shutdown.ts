@@ -15,7 +15,12 @@ export interface Tracker {
    * garbage) must not be answered with a 400 that the client would read as the running request's answer.
    */
   readonly busy: (socket: Stream.Duplex) => boolean
-  /** Closes the connection as soon as the requests running on it have been answered. */
+  /** The last request Node parsed on this connection, if it is still being answered. */
+  readonly running: (socket: Stream.Duplex) => Http.IncomingMessage | undefined
+  /**
+   * Closes the connection as soon as the requests running on it have been answered; the last one's answer, unless
+   * already sent, says so (`Connection: close`).
+   */
   readonly closeWhenIdle: (socket: Stream.Duplex) => void
   /**
    * Stops accepting connections, closes idle ones, and completes once every in-flight request has been answered and
@@ -29,15 +34,19 @@ export const track = (server: Http.Server): Tracker => {
   let inFlight = 0
   let draining = false
   const perSocket = new WeakMap<Stream.Duplex, number>()
+  const latest = new WeakMap<Stream.Duplex, { request: Http.IncomingMessage; response: Http.ServerResponse }>()
   const closing = new WeakSet<Stream.Duplex>()
   server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
     inFlight++
     const socket = request.socket
     perSocket.set(socket, (perSocket.get(socket) ?? 0) + 1)
+    const running = { request, response }
+    latest.set(socket, running)
     response.once("close", () => {
       inFlight--
       const left = (perSocket.get(socket) ?? 1) - 1
       perSocket.set(socket, left)
+      if (latest.get(socket) === running) latest.delete(socket)
       if (left === 0 && closing.has(socket)) socket.destroy()
       if (!draining) return
       // A finished request leaves its keep-alive connection idle: close it, and everything once nothing runs.
@@ -63,8 +72,11 @@ export const track = (server: Http.Server): Tracker => {
   return {
     drain,
     busy: (socket) => (perSocket.get(socket) ?? 0) > 0,
+    running: (socket) => latest.get(socket)?.request,
     closeWhenIdle: (socket) => {
       closing.add(socket)
+      const response = latest.get(socket)?.response
+      if (response !== undefined && !response.headersSent) response.setHeader("Connection", "close")
     }
   }
 }
