@@ -121,10 +121,11 @@ export const createProject = (request: ApiRequest) =>
     if (!Access.isManager(principal.role)) {
       return yield* new Forbidden({ message: "Only workspace owners and admins can create projects." })
     }
+    const clientId = body.clientId.toLowerCase()
     const created = yield* services.store.createProject({
       id: yield* Ids.next,
       workspaceId: principal.workspaceId,
-      clientId: body.clientId.toLowerCase(),
+      clientId,
       name: body.name,
       color: body.color ?? DEFAULT_COLOR,
       creatorUserId: principal.userId,
@@ -133,11 +134,11 @@ export const createProject = (request: ApiRequest) =>
     if (Option.isNone(created)) {
       return yield* new ResourceNotFound({
         message: "The client does not exist in this workspace or is archived.",
-        details: { clientId: body.clientId }
+        details: { clientId }
       })
     }
-    const { clientId, color, id, name } = created.value
-    const response: CreateProjectResponse = { project: { id, clientId, name, color } }
+    const { color, id, name } = created.value
+    const response: CreateProjectResponse = { project: { id, clientId: created.value.clientId, name, color } }
     return response
   }))
 

@@ -156,11 +156,18 @@ export const register = (h: Harness): void => {
     })
   )
 
-  h.check("answers RESOURCE_NOT_FOUND for an unknown, archived or foreign client", (stack) =>
+  h.check("answers RESOURCE_NOT_FOUND for an unknown, archived or foreign client, its id written in lowercase", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
       for (const clientId of [World.newId(), world.clients.archived, world.clients.foreign]) {
-        expectError(yield* stack.call("createProject", as(world.keys.owner, { body: json({ clientId, name: "X" }) })), "RESOURCE_NOT_FOUND")
+        // Ids are case-insensitive and always written in lowercase, also when one names nothing.
+        for (const sent of [clientId, clientId.toUpperCase()]) {
+          expectError(
+            yield* stack.call("createProject", as(world.keys.owner, { body: json({ clientId: sent, name: "X" }) })),
+            "RESOURCE_NOT_FOUND",
+            { clientId }
+          )
+        }
       }
       const body = expectSuccess(
         yield* stack.call("createProject", as(world.keys.owner, { body: json({ clientId: world.clients.acme.toUpperCase(), name: "Up" }) })),
