@@ -14,7 +14,7 @@ import * as Admin from "./cli/Admin.js"
 import * as Keys from "./cli/Keys.js"
 import * as Seed from "./cli/Seed.js"
 import * as Serve from "./cli/Serve.js"
-import { describe } from "./internal/cliFailure.js"
+import { describe, withoutColour } from "./internal/cliFailure.js"
 import { usageOnly } from "./internal/cliUsage.js"
 
 /**
@@ -53,6 +53,23 @@ const withoutCliErrorOutput = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Ef
   Effect.flatMap(Effect.console, (console) =>
     Effect.withConsole(self, { ...console, error: () => Effect.void, unsafe: { ...console.unsafe, error: () => {} } }))
 
+const plain = (args: ReadonlyArray<unknown>): Array<unknown> =>
+  args.map((arg) => typeof arg === "string" ? withoutColour(arg) : arg)
+
+/**
+ * @effect/cli colours its help for a terminal; written anywhere else (a pipe, a file, a CI log), or with `NO_COLOR`
+ * set, it is plain text.
+ */
+const colourOnlyOnTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
+    ? self
+    : Effect.flatMap(Effect.console, (console) =>
+      Effect.withConsole(self, {
+        ...console,
+        log: (...args) => console.log(...plain(args)),
+        unsafe: { ...console.unsafe, log: (...args) => console.unsafe.log(...plain(args)) }
+      }))
+
 /**
  * Runs the command line (`argv` as in `process.argv`) and answers the exit status: 0 on success, 1 when the operation
  * failed, 2 when the command line was not understood. Failures print one line on stderr. Interruption (SIGINT,
@@ -63,6 +80,7 @@ const withoutCliErrorOutput = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Ef
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
   cli(argv).pipe(
     withoutCliErrorOutput,
+    colourOnlyOnTerminal,
     Effect.as(0),
     Effect.catchAllCause((cause) =>
       Option.match(describe(cause), {

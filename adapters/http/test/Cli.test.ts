@@ -32,6 +32,8 @@ describe("help", () => {
       expect(result.stderr).toBe("")
       expect(result.stdout).toContain("USAGE")
       expect(result.stdout).toContain(`$ ${command.at(-1) ?? "stint"}`)
+      // Written to a pipe, not a terminal: no colour codes.
+      expect(result.stdout).not.toContain("\u001b[")
     }
   })
 })

@@ -8,7 +8,7 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Admin, Schemas } from "@stint/core"
 import * as Effect from "effect/Effect"
-import { color, database, given, name, payRate, printJson, uuid, withStore } from "../internal/cliOptions.js"
+import { color, database, given, name, payRate, printJson, uuid, withAdminStore } from "../internal/cliOptions.js"
 import { usageOnly } from "../internal/cliUsage.js"
 
 const newId = (what: string) =>
@@ -24,7 +24,7 @@ const group = <Name extends string>(name: Name, description: string) =>
  */
 export const workspaces = group("workspaces", "Manage workspaces.").pipe(Command.withSubcommands([
   Command.make("create", { name: name("name", "The workspace's name."), id: newId("workspace"), database }, (o) =>
-    Admin.createWorkspace({ name: o.name, ...given("id", o.id) }).pipe(Effect.flatMap(printJson), withStore(o.database)))
+    Admin.createWorkspace({ name: o.name, ...given("id", o.id) }).pipe(Effect.flatMap(printJson), withAdminStore(o.database)))
     .pipe(Command.withDescription("Create a workspace."))
 ]))
 
@@ -42,7 +42,7 @@ export const users = group("users", "Manage users.").pipe(Command.withSubcommand
   }, (o) =>
     Admin.createUser({ name: o.name, email: o.email, ...given("id", o.id) }).pipe(
       Effect.flatMap(printJson),
-      withStore(o.database)
+      withAdminStore(o.database)
     )).pipe(Command.withDescription("Create a user."))
 ]))
 
@@ -64,13 +64,13 @@ export const memberships = group("memberships", "Add users to workspaces and rem
     database
   }, (o) =>
     Admin.addMembership({ workspaceId: o.workspace, userId: o.user, role: o.role, ...given("payRateCents", o.payRate) })
-      .pipe(Effect.flatMap(printJson), withStore(o.database))).pipe(
+      .pipe(Effect.flatMap(printJson), withAdminStore(o.database))).pipe(
       Command.withDescription("Make a user a member of a workspace.")
     ),
   Command.make("remove", { ...scope, database }, (o) =>
     Admin.removeMembership({ workspaceId: o.workspace, userId: o.user }).pipe(
       Effect.flatMap(printJson),
-      withStore(o.database)
+      withAdminStore(o.database)
     )).pipe(
       Command.withDescription("Remove a membership; the user's keys for that workspace are refused at once.")
     )
@@ -79,7 +79,7 @@ export const memberships = group("memberships", "Add users to workspaces and rem
 const archiving = (entity: "client" | "project") => {
   const id = uuid("id", `The ${entity} (UUID).`)
   const set = (archived: boolean) => (o: { readonly id: string; readonly database: string }) =>
-    Admin.setArchived(entity, o.id, archived).pipe(Effect.flatMap(printJson), withStore(o.database))
+    Admin.setArchived(entity, o.id, archived).pipe(Effect.flatMap(printJson), withAdminStore(o.database))
   return [
     Command.make("archive", { id, database }, set(true)).pipe(Command.withDescription(`Archive a ${entity}.`)),
     Command.make("unarchive", { id, database }, set(false)).pipe(Command.withDescription(`Restore an archived ${entity}.`))
@@ -100,7 +100,7 @@ export const clients = group("clients", "Create, archive and restore clients.").
     database
   }, (o) =>
     Admin.createClient({ workspaceId: o.workspace, name: o.name, ...given("color", o.color), ...given("id", o.id) })
-      .pipe(Effect.flatMap(printJson), withStore(o.database))).pipe(Command.withDescription("Create a client.")),
+      .pipe(Effect.flatMap(printJson), withAdminStore(o.database))).pipe(Command.withDescription("Create a client.")),
   ...archiving("client")
 ]))
 
@@ -118,7 +118,7 @@ export const projects = group("projects", "Create, archive and restore projects.
     database
   }, (o) =>
     Admin.createProject({ clientId: o.client, name: o.name, ...given("color", o.color), ...given("id", o.id) })
-      .pipe(Effect.flatMap(printJson), withStore(o.database))).pipe(
+      .pipe(Effect.flatMap(printJson), withAdminStore(o.database))).pipe(
       Command.withDescription("Create a project (nobody is assigned; see `assignments add`).")
     ),
   ...archiving("project")
@@ -138,7 +138,7 @@ export const assignments = group("assignments", "Assign users to projects.").pip
   }, (o) =>
     Admin.assign({ projectId: o.project, userId: o.user, ...given("payRateCents", o.payRate) }).pipe(
       Effect.flatMap(printJson),
-      withStore(o.database)
+      withAdminStore(o.database)
     )).pipe(Command.withDescription("Assign a user to a project."))
 ]))
 
@@ -151,7 +151,7 @@ const entryId = uuid("id", "The time entry (UUID).")
  */
 export const entries = group("entries", "Void time entries and move their start.").pipe(Command.withSubcommands([
   Command.make("void", { id: entryId, database }, (o) =>
-    Admin.voidEntry(o.id).pipe(Effect.flatMap(printJson), withStore(o.database))).pipe(
+    Admin.voidEntry(o.id).pipe(Effect.flatMap(printJson), withAdminStore(o.database))).pipe(
       Command.withDescription("Void a time entry; an active entry ends now. Voiding twice is refused.")
     ),
   Command.make("move-start", {
@@ -162,7 +162,7 @@ export const entries = group("entries", "Void time entries and move their start.
     ),
     database
   }, (o) =>
-    Admin.moveEntryStart(o.id, o.startedAt).pipe(Effect.flatMap(printJson), withStore(o.database))).pipe(
+    Admin.moveEntryStart(o.id, o.startedAt).pipe(Effect.flatMap(printJson), withAdminStore(o.database))).pipe(
       Command.withDescription("Move a time entry's start.")
     )
 ]))

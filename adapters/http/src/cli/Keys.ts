@@ -9,7 +9,7 @@ import { Admin, type Records, Schemas } from "@stint/core"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { database, printJson, uuid, withStore } from "../internal/cliOptions.js"
+import { database, printJson, uuid, withAdminStore } from "../internal/cliOptions.js"
 import { usageOnly } from "../internal/cliUsage.js"
 
 const iso = (millis: number) => new Date(millis).toISOString()
@@ -41,10 +41,10 @@ export const create = Command.make("create", {
   Effect.gen(function*() {
     const key = yield* Admin.createApiKey({ userId: user, workspaceId: workspace, scopes: Schemas.SCOPES })
     yield* json ? printJson({ ...key, scopes: Schemas.SCOPES }) : Console.log(key.key)
-  }).pipe(withStore(database))).pipe(
+  }).pipe(withAdminStore(database))).pipe(
     Command.withDescription(
-      "Create an API key with all five scopes for a member of a workspace and print its plaintext, the only time it " +
-        "is shown."
+      "Create an API key with all five scopes for a user in a workspace and print its plaintext, the only time it " +
+        "is shown. The key is refused (401) for as long as the user is not a member of the workspace."
     )
   )
 
@@ -64,7 +64,7 @@ export const list = Command.make("list", {
       ...Option.match(workspace, { onNone: () => ({}), onSome: (workspaceId) => ({ workspaceId }) })
     })
     yield* printJson({ apiKeys: keys.map(keyInfo) })
-  }).pipe(withStore(database))).pipe(Command.withDescription("List API keys as JSON (never their secrets)."))
+  }).pipe(withAdminStore(database))).pipe(Command.withDescription("List API keys as JSON (never their secrets)."))
 
 /**
  * `stint keys revoke --key-id ID`: the key is refused from this instant on.
@@ -75,7 +75,7 @@ export const revoke = Command.make("revoke", {
   keyId: uuid("key-id", "The key's id (from `keys create --json`, `keys list` or the seed summary)."),
   database
 }, ({ database, keyId }) =>
-  Admin.revokeApiKey(keyId).pipe(Effect.flatMap(printJson), withStore(database))).pipe(
+  Admin.revokeApiKey(keyId).pipe(Effect.flatMap(printJson), withAdminStore(database))).pipe(
     Command.withDescription("Revoke an API key; it is refused from this instant on.")
   )
 

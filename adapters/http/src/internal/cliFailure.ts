@@ -24,10 +24,13 @@ export class CliError extends Schema.TaggedError<CliError>()("CliError", {
   exitCode: Schema.optionalWith(Schema.Number, { default: () => EXIT_FAILURE })
 }) {}
 
-/** Collapses any text to one line. */
-export const oneLine = (text: string): string =>
+/** Removes the terminal's colour codes from a text. */
+export const withoutColour = (text: string): string =>
   // eslint-disable-next-line no-control-regex
-  text.replace(/\u001b\[[0-9;]*m/g, "").replace(/\s+/g, " ").trim()
+  text.replace(/\u001b\[[0-9;]*m/g, "")
+
+/** Collapses any text to one line. */
+export const oneLine = (text: string): string => withoutColour(text).replace(/\s+/g, " ").trim()
 
 /** A rendered help text's paragraphs, each on one line, joined with "; ". */
 const paragraphs = (text: string): string =>

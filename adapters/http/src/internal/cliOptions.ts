@@ -12,8 +12,10 @@ import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Database from "../Database.js"
+import { CliError } from "./cliFailure.js"
 
 /** `--database URL`, else `STINT_DATABASE_URL`, else `sqlite:./stint.db`. */
 export const database: Options.Options<string> = Options.text("database").pipe(
@@ -80,6 +82,36 @@ export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JS
 /** Runs an effect against the migrated database at `url`, closing it afterwards. */
 export const withStore = (url: string) => <A, E>(self: Effect.Effect<A, E, Store.Store>) =>
   Effect.provide(self, Database.layer(url))
+
+/** The flag that gives each field of the record an admin command writes. */
+const FLAG_OF: Readonly<Record<string, string>> = {
+  id: "--id",
+  name: "--name",
+  email: "--email",
+  role: "--role",
+  color: "--color",
+  workspaceId: "--workspace",
+  userId: "--user",
+  clientId: "--client",
+  projectId: "--project",
+  payRateCents: "--pay-rate-cents",
+  startedAt: "--started-at"
+}
+
+/**
+ * `withStore` for a command that writes one record from its flags: an input `Admin` refuses at one of the record's
+ * fields, which it names as `Fixture.load` does (`$.apiKeys[0].userId`), is said by the flag that gave it instead
+ * (`--user: unknown user`).
+ */
+export const withAdminStore = (url: string) => <A, E>(self: Effect.Effect<A, E, Store.Store>) =>
+  withStore(url)(Effect.mapError(self, (error): E | CliError => {
+    if (!Predicate.isTagged(error, "AdminInputInvalid") || !Predicate.hasProperty(error, "path")) return error
+    const field = /^\$(?:\.\w+\[0\])?\.(\w+)$/.exec(String(error.path))?.[1]
+    const flag = field === undefined ? undefined : FLAG_OF[field]
+    return flag === undefined || !Predicate.hasProperty(error, "message")
+      ? error
+      : new CliError({ message: `${flag}: ${String(error.message)}` })
+  }))
 
 /** `{ [key]: value }` when the option was given, `{}` otherwise (for `exactOptionalPropertyTypes` inputs). */
 export const given = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
