@@ -60,6 +60,18 @@ export const REPLAN_AFTER_MILLIS = 10_000
  */
 export const SESSION_SETUP = "SET enable_bitmapscan = off; SET plan_cache_mode = force_generic_plan"
 
+/**
+ * `url` with node-postgres told to read its `sslmode` as libpq (`psql`) does, `uselibpqcompat=true`: without it,
+ * node-postgres takes `prefer`, `require` and `verify-ca` for `verify-full` (refusing a server whose certificate
+ * `psql` would accept under `require`) and prints a many-line warning. An address that says `uselibpqcompat` is kept.
+ */
+export const libpqCompatible = (url: string): string => {
+  const query = url.indexOf("?")
+  if (query < 0) return url
+  const params = new URLSearchParams(url.slice(query + 1))
+  return params.has("sslmode") && !params.has("uselibpqcompat") ? `${url}&uselibpqcompat=true` : url
+}
+
 /** How much longer than the server's statement timeout the client waits before giving a connection up. */
 const CLIENT_GRACE_MILLIS = 1_000
 
@@ -76,7 +88,7 @@ export const makePool = (
   Effect.acquireRelease(
     Effect.sync(() => {
       const pool = new pg.Pool({
-        connectionString: settings.url,
+        connectionString: libpqCompatible(settings.url),
         connectionTimeoutMillis: settings.connectTimeoutMillis,
         // Migrations may legitimately run long (and wait for another instance's): no statement timeout for them.
         ...(purpose === "queries"
