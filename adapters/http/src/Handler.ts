@@ -21,6 +21,7 @@ import * as Dispatch from "./internal/dispatch.js"
 import * as LogWriter from "./internal/logWriter.js"
 import * as NodeIo from "./internal/node.js"
 import * as Pipeline from "./internal/pipeline.js"
+import * as Target from "./internal/target.js"
 import * as NodeHashing from "./NodeHashing.js"
 import type * as Observer from "./Observer.js"
 
@@ -33,6 +34,8 @@ export interface Options {
   /**
    * Where the API is mounted, e.g. `"/time"`: `/time/api/v1/timer` is the spec's `/api/v1/timer`. Paths outside it
    * go to `next()` in the Node handler (the spec's 404 without `next`), and get the spec's 404 from the Web handler.
+   * What is below it is decided on the path as routing sees it: dot segments resolved, an absolute-form target's path,
+   * each segment compared after percent-decoding (`/%74ime/api/v1/timer` is below `/time`, `/time/../about` is not).
    * Default: none (the spec's paths at the root). Leave it out when the framework strips the prefix itself
    * (Express's `app.use("/time", stint.node)`).
    */
@@ -95,17 +98,6 @@ const normalizePrefix = (prefix: string | undefined): string => {
   return trimmed === "" ? "" : trimmed.startsWith("/") ? trimmed : `/${trimmed}`
 }
 
-/** The request target below `prefix`, or `undefined` when the target is outside it. */
-const below = (prefix: string, target: string): string | undefined => {
-  if (prefix === "") return target
-  if (!target.startsWith(prefix)) return undefined
-  const rest = target.slice(prefix.length)
-  if (rest === "") return "/"
-  if (rest.startsWith("/")) return rest
-  if (rest.startsWith("?")) return `/${rest}`
-  return undefined
-}
-
 const sinkOf = (log: Options["log"]): LogWriter.LineWriter =>
   log === false
     ? { write: () => {}, flush: () => {}, close: () => {} }
@@ -154,7 +146,7 @@ const handlers = (core: Core, prefix: string): { readonly fetch: FetchHandler; r
     })
   const fetch: FetchHandler = async (request) => {
     const url = new URL(request.url)
-    const target = below(prefix, `${url.pathname}${url.search}`)
+    const target = Target.below(prefix, `${url.pathname}${url.search}`)
     let runner: Pipeline.Runner
     try {
       runner = await core.runner()
@@ -177,7 +169,7 @@ const handlers = (core: Core, prefix: string): { readonly fetch: FetchHandler; r
   }
   const node: NodeHandler = (request, response, next) => {
     const raw = request.url ?? "/"
-    const target = below(prefix, raw)
+    const target = Target.below(prefix, raw)
     if (target === undefined && next !== undefined) return next()
     const run = (runner: Pipeline.Runner) =>
       target === undefined

@@ -204,6 +204,21 @@ describe("a mount prefix", () => {
     }
   })
 
+  it("decides what is below it as it routes: dot segments resolved, segments percent-decoded, absolute-form targets", async () => {
+    const origin = new URL(viaNode.url)
+    const below = ["/time/api/v1/%74imer", "/%74ime/api/v1/timer", "/x/../time/api/v1/timer", `http://${origin.host}/time/api/v1/timer`]
+    for (const path of below) {
+      const reply = await send(viaNode.url, { method: "GET", path, headers: bearer(keys.member) })
+      expect([path, reply.status, reply.headers["x-request-id"] !== undefined], reply.text).toEqual([path, 200, true])
+      expect(JSON.parse(reply.text)).toEqual({ timer: null })
+    }
+    // Resolved to a path outside it: the app's own.
+    for (const path of ["/time/../about", "/time/%2e%2e/about", `http://${origin.host}/about`]) {
+      const own = await send(viaNode.url, { method: "GET", path })
+      expect([path, own.status, own.text]).toEqual([path, 200, "the app's own route"])
+    }
+  })
+
   it("passes what is outside it to next() in the Node handler; the Web handler answers the spec's 404", async () => {
     for (const path of ["/", "/about", "/timex/healthz", "/api/v1/clients"]) {
       const own = await send(viaNode.url, { method: "GET", path })

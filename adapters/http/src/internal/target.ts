@@ -19,7 +19,7 @@ const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@%/]*$/
 const PLAIN_QUERY = /^[A-Za-z0-9\-._~!$&()*+,;=:@%/?]*$/
 
 /** Whether URL parsing would take `path` as it is: plain characters and no `.`/`..` segment (encoded or not). */
-const isPlainPath = (path: string): boolean =>
+export const isPlainPath = (path: string): boolean =>
   PLAIN_PATH.test(path) && !path.includes("/.") && !path.includes("%2e") && !path.includes("%2E")
 
 const NO_PAIRS: ReadonlyArray<readonly [string, string]> = []
@@ -47,3 +47,45 @@ export const parse = (target: string): Target | undefined => {
 
 /** The WHATWG URL split, always: what `parse` must agree with. */
 export const parseWithUrl = viaUrl
+
+/**
+ * `target` (origin-form, or absolute-form as a proxy sends it) below the mount `prefix` (`/time`, no trailing slash),
+ * as the origin-form target to route, or `undefined` when it is outside: its path as URL parsing resolves it (dot
+ * segments removed), each of the prefix's segments compared after percent-decoding, as Stint's routes compare theirs.
+ * A plain target is split without building a `URL`.
+ */
+export const below = (prefix: string, target: string): string | undefined => {
+  if (prefix === "") return target
+  const mark = target.indexOf("?")
+  const path = mark === -1 ? target : target.slice(0, mark)
+  if (isPlainPath(path) && !path.includes("%")) {
+    if (!path.startsWith(prefix)) return undefined
+    const rest = target.slice(prefix.length)
+    if (rest === "") return "/"
+    if (rest.startsWith("/")) return rest
+    if (rest.startsWith("?")) return `/${rest}`
+    return undefined
+  }
+  let url: URL
+  try {
+    url = new URL(target.startsWith("/") ? `http://localhost${target}` : target)
+  } catch {
+    return undefined
+  }
+  const wanted = prefix.split("/")
+  const segments = url.pathname.split("/")
+  for (let i = 1; i < wanted.length; i++) {
+    const segment = segments[i]
+    const want = wanted[i] ?? ""
+    if (segment === undefined || decoded(segment) !== (decoded(want) ?? want)) return undefined
+  }
+  return `/${segments.slice(wanted.length).join("/")}${url.search}`
+}
+
+const decoded = (segment: string): string | undefined => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return undefined
+  }
+}
