@@ -5,12 +5,14 @@
  */
 import { serve } from "@hono/node-server"
 import { HttpStack, Suite } from "@stint/conformance"
-import { Store } from "@stint/core"
+import { Fixture, Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { randomUUID } from "node:crypto"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
+import * as Net from "node:net"
 import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -59,6 +61,44 @@ it("serves the team's own route beside Stint, and leaves other paths to Hono", a
     // Outside /time Stint calls next(): Hono's own 404, not the spec's error body.
     const outside = await fetch(`${app.url}/api/v1/timer`)
     expect([outside.status, outside.headers.get("x-request-id")]).toEqual([404, null])
+  } finally {
+    await app.stop()
+  }
+})
+
+it("answers a body over 64 KiB with 400 and keeps the connection usable, as stint serve does", async () => {
+  const app = await start()
+  try {
+    const workspaceId = randomUUID(), userId = randomUUID(), key = `stint_${"b".repeat(40)}`
+    await Effect.runPromise(Fixture.load({
+      workspaces: [{ id: workspaceId, name: "W" }],
+      users: [{ id: userId, name: "U", email: "u@example.com" }],
+      memberships: [{ workspaceId, userId, role: "owner" }],
+      apiKeys: [{ key, userId, workspaceId }]
+    }).pipe(Effect.provide(SqliteStore.layer({ filename: app.database }))))
+    const { port } = new URL(app.url)
+    // One connection: a start whose chunked body is 200 KiB, then a second request on the same connection.
+    const chunk = "x".repeat(8 * 1024)
+    const start = "POST /time/api/v1/timers/start HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
+      `Authorization: Bearer ${key}\r\nIdempotency-Key: big\r\nTransfer-Encoding: chunked\r\n\r\n` +
+      `${`${(8 * 1024).toString(16)}\r\n${chunk}\r\n`.repeat(25)}0\r\n\r\n`
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = Net.connect(Number(port), "127.0.0.1", () => socket.write(start))
+      let received = ""
+      let asked = false
+      socket.on("data", (data) => {
+        received += data.toString("utf8")
+        if (!asked && received.includes("\"requestId\"")) {
+          asked = true
+          socket.write("GET /time/healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+        }
+        if (received.includes("{\"status\":\"ok\"}")) socket.end()
+      })
+      socket.on("close", () => resolve(received))
+      socket.on("error", reject)
+    })
+    expect(raw).toMatch(/^HTTP\/1\.1 400 [^]*"code":"INVALID_REQUEST"/)
+    expect(raw).toMatch(/HTTP\/1\.1 200 [^]*\{"status":"ok"\}/)
   } finally {
     await app.stop()
   }

@@ -155,7 +155,11 @@ export const fromNode = (source: Http.IncomingMessage): Source => ({
   collect: collectNode(source)
 })
 
-/** Reads a Web stream up to `MAX_BYTES`, then cancels it. */
+/**
+ * Reads a Web stream up to `MAX_BYTES`; past it, answers at once and discards the rest as it arrives, as the Node
+ * reader does. Cancelling the stream instead would make a Node-based runtime (`@hono/node-server`) destroy the
+ * connection, which `stint serve` keeps usable.
+ */
 const collectWeb = (body: ReadableStream<Uint8Array>): Effect.Effect<Collected> =>
   Effect.promise(async (): Promise<Collected> => {
     const reader = body.getReader()
@@ -167,7 +171,8 @@ const collectWeb = (body: ReadableStream<Uint8Array>): Effect.Effect<Collected> 
         if (done) return { _tag: "Complete", bytes: Buffer.concat(chunks, size) }
         size += value.length
         if (size > MAX_BYTES) {
-          await reader.cancel().catch(() => undefined)
+          chunks.length = 0
+          void discard(reader)
           return { _tag: "TooLarge" }
         }
         chunks.push(value)
@@ -176,6 +181,15 @@ const collectWeb = (body: ReadableStream<Uint8Array>): Effect.Effect<Collected> 
       return { _tag: "Broken" }
     }
   })
+
+/** Reads a stream to its end, keeping nothing. */
+const discard = async (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<void> => {
+  try {
+    for (let read = await reader.read(); !read.done; read = await reader.read());
+  } catch {
+    // The client went away: nothing left to discard.
+  }
+}
 
 /** A Web `Request`'s body: framed when it declares a length or a transfer encoding, read to find out otherwise. */
 export const fromWeb = (request: globalThis.Request): Source => {
