@@ -2,6 +2,7 @@
  * Every error code of every operation over HTTP, with its exact status and body (spec sections 4, 5, 7 and 8).
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Net from "node:net"
 import { ids, keys } from "./ServerFixture.js"
 import { type ApiOptions, expectError, type Harness, stores, withServer } from "./ServerHarness.js"
 
@@ -62,6 +63,37 @@ for (const store of stores) {
       withServer(store)(async (h) => {
         const reply = await h.api("GET", "/api/v1/clients", { headers: { authorization: `bEaReR ${keys.owner}` } })
         expect(reply.status).toBe(200)
+      }))
+
+    it("a repeated Authorization or Content-Type is one malformed value, as a Web runtime's Headers joins it, not its first", () =>
+      withServer(store)(async (h) => {
+        // Raw, because an HTTP client merges repeated headers before sending.
+        const exchange = (head: string, body = "") =>
+          new Promise<{ status: number; body: { error: { code: string } } }>((resolve, reject) => {
+            const socket = Net.connect(h.port, "127.0.0.1", () =>
+              socket.write(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`))
+            let received = ""
+            socket.on("data", (chunk) => received += chunk.toString("utf8"))
+            socket.on("close", () =>
+              resolve({
+                status: Number(received.slice(9, 12)),
+                body: JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)) as { error: { code: string } }
+              }))
+            socket.on("error", reject)
+          })
+        const twoKeys = await exchange(
+          `GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}\r\nAuthorization: Bearer ${keys.owner}`
+        )
+        expect([twoKeys.status, twoKeys.body.error.code]).toEqual([401, "INVALID_API_KEY"])
+        const twoTypes = await exchange(
+          `POST /api/v1/timers/start HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.member}\r\nIdempotency-Key: two-types\r\n` +
+            "Content-Type: application/json\r\nContent-Type: application/json",
+          JSON.stringify({ projectId: ids.website })
+        )
+        expect([twoTypes.status, twoTypes.body.error.code]).toEqual([400, "INVALID_REQUEST"])
+        // One of each is served.
+        const once = await exchange(`GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}`)
+        expect(once.status).toBe(200)
       }))
 
     it("403 INSUFFICIENT_SCOPE on every operation, naming the scope", () =>

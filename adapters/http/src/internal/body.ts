@@ -146,9 +146,35 @@ const collectNode = (source: Http.IncomingMessage): Effect.Effect<Collected> =>
 const header = (value: string | ReadonlyArray<string> | undefined): string | undefined =>
   typeof value === "string" ? value : value?.[0]
 
+/**
+ * Headers Stint reads of which Node keeps only the first when one is repeated (`request.headers`); every other it
+ * joins with ", ", as a Web `Headers` joins all.
+ */
+const FIRST_ONLY: ReadonlySet<string> = new Set(["authorization", "content-type"])
+
+/**
+ * A header of a Node request (`name` in lowercase) as a Web `Headers` gives it: a repeated one joined with ", ", so
+ * that two `Authorization` headers are one malformed value on every runtime rather than the first one on Node alone.
+ */
+export const nodeHeader = (request: Http.IncomingMessage, name: string): string | undefined => {
+  const value = header(request.headers[name])
+  if (value === undefined || !FIRST_ONLY.has(name)) return value
+  const raw = request.rawHeaders
+  let joined: string | undefined
+  let count = 0
+  for (let i = 0; i < raw.length; i += 2) {
+    const field = raw[i] ?? ""
+    if (field.length === name.length && field.toLowerCase() === name) {
+      joined = count === 0 ? raw[i + 1] : `${joined}, ${raw[i + 1]}`
+      count++
+    }
+  }
+  return count > 1 ? joined : value
+}
+
 /** A Node request's body. */
 export const fromNode = (source: Http.IncomingMessage): Source => ({
-  contentType: header(source.headers["content-type"]),
+  contentType: nodeHeader(source, "content-type"),
   contentLength: header(source.headers["content-length"]),
   framed: true,
   chunked: source.headers["transfer-encoding"] !== undefined,

@@ -7,18 +7,12 @@ import * as Body from "./body.js"
 import type * as Pipeline from "./pipeline.js"
 
 /** A Node request as the pipeline reads it, under the request target `url` (a mount prefix already removed). */
-export const incoming = (request: Http.IncomingMessage, url: string): Pipeline.Incoming => {
-  const headers = request.headers
-  return {
-    method: request.method ?? "GET",
-    url,
-    header: (name) => {
-      const value = headers[name]
-      return typeof value === "string" ? value : value?.[0]
-    },
-    body: () => Body.fromNode(request)
-  }
-}
+export const incoming = (request: Http.IncomingMessage, url: string): Pipeline.Incoming => ({
+  method: request.method ?? "GET",
+  url,
+  header: (name) => Body.nodeHeader(request, name),
+  body: () => Body.fromNode(request)
+})
 
 /** Writes a response, unless the connection is already gone. */
 export const write = (response: Http.ServerResponse, outgoing: Pipeline.Outgoing): void => {
