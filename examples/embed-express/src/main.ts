@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * Runs the Express app: `node dist/main.js [--database FILE] [--port N]` (defaults `./stint.db`, 8790). SIGINT and
- * SIGTERM stop taking connections, let Stint's in-flight requests finish and close the store.
+ * SIGTERM stop taking connections, let the requests in flight finish (the app's own and Stint's) and close the store.
  */
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
@@ -15,8 +15,11 @@ const server = app.listen(Number(values.port ?? 8790), "127.0.0.1", () => {
   console.error(`listening on http://127.0.0.1:${port} (Stint under /time)`)
 })
 const shutdown = () => {
-  server.close()
-  void stint.dispose().then(() => process.exit(0))
+  // No new connections; exit once every request in flight, the app's own and Stint's, has been answered and the store
+  // is closed (Stint answers 503 NOT_READY to requests that still arrive on open connections meanwhile).
+  const closed = new Promise((resolve) => server.close(resolve))
+  setTimeout(() => server.closeAllConnections(), 30_000).unref()
+  void Promise.all([closed, stint.dispose()]).then(() => process.exit(0))
 }
 process.once("SIGINT", shutdown)
 process.once("SIGTERM", shutdown)
