@@ -226,6 +226,22 @@ describe("hostile strings in query parameters, path parameters and headers", () 
     })
   }
 
+  it("an invalid optional value is one issue, its own: not also the alternative of leaving it out", async () => {
+    const cases = [
+      [Operations.listTimeEntries, { authorization, query: [["limit", "0"]] }, "limit"],
+      [Operations.listTimeEntries, { authorization, query: [["projectId", "nope"]] }, "projectId"],
+      [Operations.startTimer, start({ projectId: P, note: 5 }), "note"],
+      [Operations.createProject, create({ clientId: C, name: "N", color: "red" }), "color"]
+    ] as const
+    for (const [operation, request, field] of cases) {
+      const a = await answer(operation, request)
+      expectInvalid(a)
+      const issues = a._tag === "Failure" ? a.details["issues"] as ReadonlyArray<{ path: string; message: string }> : []
+      expect(issues.map((issue) => issue.path), JSON.stringify(issues)).toEqual([field])
+      expect(issues[0]?.message).not.toMatch(/^Expected undefined/)
+    }
+  })
+
   it("stopTimer's timerId, and every header, get a 4xx", async () => {
     await fc.assert(
       fc.asyncProperty(hostileText, async ({ text }) => {

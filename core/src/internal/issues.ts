@@ -57,10 +57,26 @@ const bounded = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
 const segment = (key: PropertyKey): string | number => typeof key === "number" ? key : clip(String(key))
 
 /**
+ * Whether an issue is only an optional or nullable field's other alternative failing (`Expected undefined, actual …`,
+ * `Expected null, actual …`) where the field's own issue at the same path says what is wrong: `limit=0` is one issue,
+ * not that one and "not undefined".
+ */
+const isOptionalAlternative = (
+  issue: ParseResult.ArrayFormatterIssue,
+  all: ReadonlyArray<ParseResult.ArrayFormatterIssue>
+): boolean =>
+  issue._tag === "Type" && (issue.message.startsWith("Expected undefined,") || issue.message.startsWith("Expected null,")) &&
+  all.some((other) =>
+    other !== issue && other.path.length === issue.path.length && other.path.every((key, i) => key === issue.path[i])
+  )
+
+/**
  * The first `max` issues of a parse error, each bounded in size.
  */
-export const format = (error: ParseResult.ParseError, max: number = MAX_ISSUES): Array<Issue> =>
-  ParseResult.ArrayFormatter.formatIssueSync(bounded(error.issue)).slice(0, max).map((issue) => {
+export const format = (error: ParseResult.ParseError, max: number = MAX_ISSUES): Array<Issue> => {
+  const all = ParseResult.ArrayFormatter.formatIssueSync(bounded(error.issue))
+  return all.filter((issue) => !isOptionalAlternative(issue, all)).slice(0, max).map((issue) => {
     const segments = issue.path.map(segment)
     return { path: segments.join("."), message: issue.message, segments }
   })
+}
