@@ -154,8 +154,8 @@ export interface CheckResult {
 }
 
 /**
- * Runs the checks on one fresh stack, outside vitest's registration, and reports each. Used to show that the kit
- * catches broken adapters; also handy in scripts.
+ * Runs the checks on one fresh stack, outside vitest's test registration, and reports each. Used to show that the
+ * kit catches broken adapters. It runs inside a vitest process only: the checks assert with vitest's `expect`.
  *
  * @since 0.1.0
  */

@@ -163,6 +163,20 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("does not count requests refused with 401: a removed member's key has its whole window when they return", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      for (let i = 0; i < 120; i++) {
+        expectError(yield* stack.call("listClients", as(world.keys.removed)), "INVALID_API_KEY")
+      }
+      yield* Effect.orDie(stack.seed({
+        memberships: [{ workspaceId: world.workspace, userId: world.users.removed, role: "member" }]
+      }))
+      yield* spend(stack, world.keys.removed, 120)
+      expectError(yield* stack.call("listClients", as(world.keys.removed)), "API_KEY_RATE_LIMITED")
+    })
+  )
+
   h.check("counts starts and stops refused after authentication (403, 400, 404, 409) like any other request", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
@@ -213,6 +227,8 @@ export const registerTimed = (h: Harness): void => {
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
       const key = world.keys.member
+      // Off a whole second, so that a store keeping its hits to the second (or to any coarser unit) is seen.
+      yield* stack.clock.advance(500)
       yield* spend(stack, key, 60)
       yield* stack.clock.advance(30_000)
       yield* spend(stack, key, 60)

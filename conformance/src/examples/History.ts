@@ -228,6 +228,42 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("computes earnings past 2^53 exactly (the largest rate for the longest durations)", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const rate = 2147483647
+      const entry = (id: string, startedAt: string, endedAt: string) => ({
+        id,
+        userId: world.users.member,
+        workspaceId: world.workspace,
+        projectId: world.projects.website,
+        status: "completed",
+        startedAt,
+        endedAt,
+        payRateCents: rate
+      })
+      const [nearlyLongest, clamped] = [World.newId(), World.newId()]
+      yield* Effect.orDie(stack.seed({
+        timeEntries: [
+          // 2,147,483,639 s: rate × seconds is about 4.6e18, where a float (or float cents) is off by a cent.
+          entry(nearlyLongest, "1950-01-01T00:00:00Z", "2018-01-19T03:13:59Z"),
+          entry(clamped, "1900-01-01T00:00:00Z", "2000-01-01T00:00:00Z")
+        ]
+      }))
+      // The rule itself, in integers: rate × seconds / 3600 cents, half-up to the cent.
+      const exact = (seconds: number) => {
+        const cents = (2n * BigInt(rate) * BigInt(seconds) + 3600n) / 7200n
+        return `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}`
+      }
+      const entries = yield* history(stack, world.keys.member)
+      expect(entries.map((e) => [e["id"], e["durationSeconds"], e["earnings"]])).toEqual([
+        [nearlyLongest, 2147483639, exact(2147483639)],
+        [clamped, 2147483647, exact(2147483647)]
+      ])
+      expect(exact(2147483639)).toBe("12810238880423.75")
+    })
+  )
+
   h.check("refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)

@@ -111,6 +111,22 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("compares keys exactly: keys that differ only in case are different keys", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const upper = yield* startOk(stack, world.keys.member, world.projects.website, {}, "Case-K1")
+      // Another input under the other case: no conflict, a second execution.
+      const lower = yield* startOk(stack, world.keys.member, world.projects.app, {}, "case-k1")
+      expect(lower.outcome.replayed ?? false).toBe(false)
+      expect(lower.stoppedTimerId).toBe(upper.id)
+      // The same input under the other case: executed again, not a replay of the first.
+      const same = yield* startOk(stack, world.keys.member, world.projects.website, {}, "CASE-K1")
+      expect(same.outcome.replayed ?? false).toBe(false)
+      expect(same.stoppedTimerId).toBe(lower.id)
+      expect((yield* history(stack, world.keys.member)).length).toBe(3)
+    })
+  )
+
   h.check("does not store failures: a key whose first use failed can be used again with other input", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
@@ -145,6 +161,11 @@ export const registerTimed = (h: Harness): void => {
       const fresh = yield* startOk(stack, world.keys.member, world.projects.website, {}, "daily")
       expect(fresh.stoppedTimerId).toBe(first.id)
       expect(fresh.outcome.replayed ?? false).toBe(false)
+      // The second execution's record replaced the expired one: retried at once, it replays that execution.
+      const again = yield* stack.call("startTimer", as(world.keys.member, { idempotencyKey: "daily", body: json({ projectId: world.projects.website }) }))
+      expect(again.replayed).toBe(true)
+      expect(again.text).toBe(fresh.outcome.text)
+      expect((yield* history(stack, world.keys.member)).length).toBe(2)
     })
   )
 }
