@@ -4,6 +4,8 @@
  * @since 0.1.0
  */
 
+/** The helpers the kit's checks are written with, for checks of your own. @since 0.2.0 */
+export * as Check from "./Check.js"
 /** A stack that drives the core's operations directly over a Store layer. @since 0.1.0 */
 export * as CoreStack from "./CoreStack.js"
 /** Stacks that speak HTTP: Stint's server in process, or servers started elsewhere. @since 0.1.0 */
