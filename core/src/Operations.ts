@@ -138,7 +138,7 @@ export const createProject = (request: ApiRequest) =>
       })
     }
     const { color, id, name } = created.value
-    const response: CreateProjectResponse = { project: { id, clientId: created.value.clientId, name, color } }
+    const response: CreateProjectResponse = { project: { id, clientId, name, color } }
     return response
   }))
 

@@ -2,9 +2,8 @@
  * Every error code of every operation over HTTP, with its exact status and body (spec sections 4, 5, 7 and 8).
  */
 import { describe, expect, it } from "@effect/vitest"
-import * as Net from "node:net"
 import { ids, keys } from "./ServerFixture.js"
-import { type ApiOptions, expectError, type Harness, stores, withServer } from "./ServerHarness.js"
+import { type ApiOptions, expectError, type Harness, rawExchange, stores, withServer } from "./ServerHarness.js"
 
 /** One valid request per operation (valid apart from what a test changes). */
 const operations: Record<string, { readonly method: string; readonly path: string } & ApiOptions> = {
@@ -68,19 +67,16 @@ for (const store of stores) {
     it("a repeated Authorization or Content-Type is one malformed value, as a Web runtime's Headers joins it, not its first", () =>
       withServer(store)(async (h) => {
         // Raw, because an HTTP client merges repeated headers before sending.
-        const exchange = (head: string, body = "") =>
-          new Promise<{ status: number; body: { error: { code: string } } }>((resolve, reject) => {
-            const socket = Net.connect(h.port, "127.0.0.1", () =>
-              socket.write(`${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`))
-            let received = ""
-            socket.on("data", (chunk) => received += chunk.toString("utf8"))
-            socket.on("close", () =>
-              resolve({
-                status: Number(received.slice(9, 12)),
-                body: JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)) as { error: { code: string } }
-              }))
-            socket.on("error", reject)
-          })
+        const exchange = async (head: string, body = "") => {
+          const received = await rawExchange(
+            h.port,
+            `${head}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+          )
+          return {
+            status: Number(received.slice(9, 12)),
+            body: JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)) as { error: { code: string } }
+          }
+        }
         const twoKeys = await exchange(
           `GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}\r\nAuthorization: Bearer ${keys.owner}`
         )

@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { mkdtempSync, rmSync } from "node:fs"
 import * as Http from "node:http"
+import * as Net from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as OpenApiValidator from "./OpenApiValidator.js"
@@ -114,6 +115,19 @@ const capturingConsole = (lines: Array<string>): Console.Console => {
   const base = Effect.runSync(Console.consoleWith(Effect.succeed))
   return { ...base, unsafe: { ...globalThis.console, log: (...args: ReadonlyArray<unknown>) => lines.push(args.join(" ")) } }
 }
+
+/**
+ * Writes `bytes` as they are on a connection of its own (an HTTP client would merge or refuse what some tests send)
+ * and answers everything received until the connection closes.
+ */
+export const rawExchange = (port: number, bytes: string): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = Net.connect(port, "127.0.0.1", () => socket.write(bytes))
+    let received = ""
+    socket.on("data", (chunk: Buffer) => received += chunk.toString("utf8"))
+    socket.on("close", () => resolve(received))
+    socket.on("error", reject)
+  })
 
 const rawSend = (port: number, agent: Http.Agent, request: RawRequest) =>
   new Promise<{ status: number; headers: Http.IncomingHttpHeaders; text: string }>((resolve, reject) => {

@@ -14,7 +14,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import { fixture, ids, keys } from "./ServerFixture.js"
-import { expectError, type Harness, stores, withServer } from "./ServerHarness.js"
+import { expectError, type Harness, rawExchange, stores, withServer } from "./ServerHarness.js"
 
 type StoreShape = Store.Store["Type"]
 
@@ -156,13 +156,7 @@ for (const store of stores) {
   describe(`the edges of HTTP (${store.name})`, () => {
     it("a request Node cannot parse is 400 INVALID_REQUEST in the error shape, with X-Request-Id", () =>
       withServer(store)(async (h) => {
-        const raw = await new Promise<string>((resolve, reject) => {
-          const socket = Net.connect(h.port, "127.0.0.1", () => socket.write("GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n"))
-          let received = ""
-          socket.on("data", (chunk) => received += chunk.toString("utf8"))
-          socket.on("end", () => resolve(received))
-          socket.on("error", reject)
-        })
+        const raw = await rawExchange(h.port, "GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nBroken header\r\n\r\n")
         const [head = "", body = ""] = raw.split("\r\n\r\n")
         expect(head).toMatch(/^HTTP\/1\.1 400 /)
         const requestId = /x-request-id: (.+)/i.exec(head)?.[1]
@@ -178,14 +172,8 @@ for (const store of stores) {
         const body = JSON.stringify({ projectId: ids.website })
         const start = "POST /api/v1/timers/start HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
           `Authorization: Bearer ${keys.member}\r\nIdempotency-Key: pipelined\r\nContent-Length: ${body.length}\r\n\r\n${body}`
-        const raw = await new Promise<string>((resolve, reject) => {
-          // One write: Node parses the start, then fails on what follows while the start is still running.
-          const socket = Net.connect(h.port, "127.0.0.1", () => socket.write(`${start}GARBAGE / HTTP/1.1\r\n\r\n`))
-          let received = ""
-          socket.on("data", (chunk) => received += chunk.toString("utf8"))
-          socket.on("close", () => resolve(received))
-          socket.on("error", reject)
-        })
+        // One write: Node parses the start, then fails on what follows while the start is still running.
+        const raw = await rawExchange(h.port, `${start}GARBAGE / HTTP/1.1\r\n\r\n`)
         expect(raw).toMatch(/^HTTP\/1\.1 200 /)
         expect(raw).toMatch(/\r\nconnection: close\r\n/i)
         expect(raw).not.toMatch(/HTTP\/1\.1 400 /)
@@ -200,17 +188,11 @@ for (const store of stores) {
       withServer(store)(async (h) => {
         // Node's parser gives up inside the body, which then never ends: the request must not wait for it forever.
         const exchange = (path: string, headers: string) =>
-          new Promise<string>((resolve, reject) => {
-            const socket = Net.connect(h.port, "127.0.0.1", () =>
-              socket.write(
-                `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n` +
-                  `${headers}\r\n2\r\n{"\r\nZZ\r\n\r\n`
-              ))
-            let received = ""
-            socket.on("data", (chunk) => received += chunk.toString("utf8"))
-            socket.on("close", () => resolve(received))
-            socket.on("error", reject)
-          })
+          rawExchange(
+            h.port,
+            `POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n` +
+              `${headers}\r\n2\r\n{"\r\nZZ\r\n\r\n`
+          )
         const answers = [
           await exchange("/api/v1/timers/start", `Authorization: Bearer ${keys.member}\r\nIdempotency-Key: broken-chunk\r\n`),
           await exchange("/api/v1/projects", `Authorization: Bearer ${keys.owner}\r\n`)

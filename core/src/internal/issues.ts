@@ -56,6 +56,8 @@ const bounded = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
 
 const segment = (key: PropertyKey): string | number => typeof key === "number" ? key : clip(String(key))
 
+const OTHER_ALTERNATIVE = /^Expected (undefined|null),/
+
 /**
  * Whether an issue is only an optional or nullable field's other alternative failing (`Expected undefined, actual …`,
  * `Expected null, actual …`) where the field's own issue at the same path says what is wrong: `limit=0` is one issue,
@@ -65,7 +67,7 @@ const isOptionalAlternative = (
   issue: ParseResult.ArrayFormatterIssue,
   all: ReadonlyArray<ParseResult.ArrayFormatterIssue>
 ): boolean =>
-  issue._tag === "Type" && (issue.message.startsWith("Expected undefined,") || issue.message.startsWith("Expected null,")) &&
+  issue._tag === "Type" && OTHER_ALTERNATIVE.test(issue.message) &&
   all.some((other) =>
     other !== issue && other.path.length === issue.path.length && other.path.every((key, i) => key === issue.path[i])
   )

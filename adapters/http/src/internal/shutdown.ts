@@ -34,19 +34,19 @@ export const track = (server: Http.Server): Tracker => {
   let inFlight = 0
   let draining = false
   const perSocket = new WeakMap<Stream.Duplex, number>()
-  const latest = new WeakMap<Stream.Duplex, { request: Http.IncomingMessage; response: Http.ServerResponse }>()
+  /** The last response begun on each connection, while it runs (its request is `response.req`). */
+  const latest = new WeakMap<Stream.Duplex, Http.ServerResponse>()
   const closing = new WeakSet<Stream.Duplex>()
   server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
     inFlight++
     const socket = request.socket
     perSocket.set(socket, (perSocket.get(socket) ?? 0) + 1)
-    const running = { request, response }
-    latest.set(socket, running)
+    latest.set(socket, response)
     response.once("close", () => {
       inFlight--
       const left = (perSocket.get(socket) ?? 1) - 1
       perSocket.set(socket, left)
-      if (latest.get(socket) === running) latest.delete(socket)
+      if (latest.get(socket) === response) latest.delete(socket)
       if (left === 0 && closing.has(socket)) socket.destroy()
       if (!draining) return
       // A finished request leaves its keep-alive connection idle: close it, and everything once nothing runs.
@@ -72,10 +72,10 @@ export const track = (server: Http.Server): Tracker => {
   return {
     drain,
     busy: (socket) => (perSocket.get(socket) ?? 0) > 0,
-    running: (socket) => latest.get(socket)?.request,
+    running: (socket) => latest.get(socket)?.req,
     closeWhenIdle: (socket) => {
       closing.add(socket)
-      const response = latest.get(socket)?.response
+      const response = latest.get(socket)
       if (response !== undefined && !response.headersSent) response.setHeader("Connection", "close")
     }
   }

@@ -24,13 +24,18 @@ export const isPlainPath = (path: string): boolean =>
 
 const NO_PAIRS: ReadonlyArray<readonly [string, string]> = []
 
-const viaUrl = (target: string): Target | undefined => {
+/** `target` as URL parsing reads it (origin-form against a placeholder origin), `undefined` when it is no URL. */
+const toUrl = (target: string): URL | undefined => {
   try {
-    const parsed = new URL(target.startsWith("/") ? `http://localhost${target}` : target)
-    return { path: parsed.pathname, query: [...parsed.searchParams] }
+    return new URL(target.startsWith("/") ? `http://localhost${target}` : target)
   } catch {
     return undefined
   }
+}
+
+const viaUrl = (target: string): Target | undefined => {
+  const parsed = toUrl(target)
+  return parsed === undefined ? undefined : { path: parsed.pathname, query: [...parsed.searchParams] }
 }
 
 /** The path and query of `target`, `undefined` when it is no URL at all. */
@@ -66,12 +71,8 @@ export const below = (prefix: string, target: string): string | undefined => {
     if (rest.startsWith("?")) return `/${rest}`
     return undefined
   }
-  let url: URL
-  try {
-    url = new URL(target.startsWith("/") ? `http://localhost${target}` : target)
-  } catch {
-    return undefined
-  }
+  const url = toUrl(target)
+  if (url === undefined) return undefined
   const wanted = prefix.split("/")
   const segments = url.pathname.split("/")
   for (let i = 1; i < wanted.length; i++) {
