@@ -2,10 +2,11 @@
 /**
  * The core alone, for embedders: the public operations through `@stint/core` (no HTTP) on the memory store and on
  * SQLite, one at a time, printing operations per second and the core's own cost per operation over the store's (the
- * time spent outside the store's methods, measured by timing every store call; inside a timer transaction the body,
- * which is the core's, counts as the core's). Each operation runs `rounds` batches of `ops` requests after a warm-up;
- * its row is the batch with the median core time. A stop's timer is started before it, outside the timing; the list
- * reads the entries the operations before it made. Target: the core adds at most 50 µs per operation.
+ * time spent outside the store's methods, measured by timing every store call; inside a timer transaction, and inside
+ * the step that authenticates and opens it, the body, which is the core's, counts as the core's; the timing's own
+ * cost is counted as the core's and printed beside it). Each operation runs `rounds` batches of `ops` requests after a
+ * warm-up; its row is the batch with the median core time. A stop's timer is started before it, outside the timing;
+ * the list reads the entries the operations before it made. Target: the core adds at most 50 µs per operation.
  *
  * SQLite runs at `synchronous=NORMAL` (as `npm run bench` serves it) and at `FULL` (Stint's default), each on a file of
  * its own. At `FULL` every commit waits for an fsync, and the process's code right after such a wait runs up to twice
@@ -18,7 +19,7 @@
  *     [--operations getActiveTimer,startTimer,stopTimer,listTimeEntries] [--json FILE]
  * As a function (`npm run bench` calls it):
  *   import { run } from "./conformance/bench/core.mjs"
- *   const rows = await run({ ops: 3000, stores: ["memory", "sqlite"] })  // [{ store, operation, opsPerSecond, totalMicros, storeMicros, coreMicros }]
+ *   const rows = await run({ ops: 3000, stores: ["memory", "sqlite"] })  // [{ store, operation, opsPerSecond, totalMicros, storeMicros, coreMicros, storeCalls, timingMicros }]
  *
  * Not part of `npm test`.
  */
@@ -57,25 +58,42 @@ const fixture = (users, keysPerUser) => {
   }
 }
 
-/** The store with every method timed: `spent.micros` grows by the time spent inside the store. */
+/**
+ * The store with every method timed: `spent.micros` grows by the time spent inside the store. A method that runs a
+ * body of the core's (`withTimerTransaction`, `authenticateInTimerTransaction`) gives the body's time back, and its
+ * `tx` is timed in turn. The timing itself is kept cheap (two clock reads and one `matchCauseEffect` a call, no
+ * finalizer): whatever it costs outside the store's own code is counted as the core's, and `wrapperMicros` in the
+ * rows says how much that is, measured around a store call that does nothing.
+ */
 const timed = (store, spent) => {
   const time = (effect) =>
     Effect.suspend(() => {
+      spent.calls++
       const t0 = performance.now()
-      return Effect.ensuring(effect, Effect.sync(() => void (spent.micros += (performance.now() - t0) * 1000)))
+      const stop = () => void (spent.micros += (performance.now() - t0) * 1000)
+      return Effect.matchCauseEffect(effect, {
+        onFailure: (cause) => (stop(), Effect.failCause(cause)),
+        onSuccess: (value) => (stop(), Effect.succeed(value))
+      })
     })
+  // The body is the core's: take its time back out of the store's.
+  const untimed = (effect) =>
+    Effect.suspend(() => {
+      const t0 = performance.now()
+      const stop = () => void (spent.micros -= (performance.now() - t0) * 1000)
+      return Effect.matchCauseEffect(effect, {
+        onFailure: (cause) => (stop(), Effect.failCause(cause)),
+        onSuccess: (value) => (stop(), Effect.succeed(value))
+      })
+    })
+  const timedTx = (tx) => ({ read: (q) => time(tx.read(q)), write: (c) => time(tx.write(c)) })
   const wrapped = {}
   for (const [name, value] of Object.entries(store)) {
     if (name === "withTimerTransaction") {
-      wrapped[name] = (scope, body) =>
-        time(value(scope, (tx) => {
-          // The body is the core's: take its time back out of the store's.
-          const t0 = performance.now()
-          return Effect.ensuring(
-            body({ read: (q) => time(tx.read(q)), write: (c) => time(tx.write(c)) }),
-            Effect.sync(() => void (spent.micros -= (performance.now() - t0) * 1000))
-          )
-        }))
+      wrapped[name] = (scope, body) => time(value(scope, (tx) => untimed(body(timedTx(tx)))))
+    } else if (name === "authenticateInTimerTransaction" && value !== undefined) {
+      wrapped[name] = (authentication, expected, body) =>
+        time(value(authentication, expected, (found, tx) => untimed(body(found, timedTx(tx)))))
     } else if (typeof value === "function") {
       wrapped[name] = (...args) => time(value(...args))
     } else if (Effect.isEffect(value)) {
@@ -85,6 +103,32 @@ const timed = (store, spent) => {
     }
   }
   return wrapped
+}
+
+/** What the timing costs around one store call, in µs, outside the timed span (median of 5 rounds). */
+const wrapperCost = async (calls = 100_000) => {
+  const spent = { micros: 0, calls: 0 }
+  const { nothing } = timed({ nothing: () => Effect.void }, spent)
+  const plain = () => Effect.void
+  const loop = (call) =>
+    Effect.sync(() => performance.now()).pipe(
+      Effect.flatMap((t0) =>
+        Effect.gen(function*() {
+          for (let i = 0; i < calls; i++) yield* call()
+          return (performance.now() - t0) * 1000 / calls
+        })
+      )
+    )
+  const rounds = []
+  for (let round = 0; round < 5; round++) {
+    spent.micros = 0
+    const withTiming = await Effect.runPromise(loop(nothing))
+    const inside = spent.micros / calls
+    const without = await Effect.runPromise(loop(plain))
+    rounds.push(withTiming - inside - without)
+  }
+  rounds.sort((a, b) => a - b)
+  return Math.max(0, rounds[2])
 }
 
 /**
@@ -130,11 +174,12 @@ export const run = async (options = {}) => {
     const unknown = options.operations.filter((name) => !(name in operations("")))
     if (unknown.length > 0) throw new Error(`unknown operations: ${unknown.join(", ")}`)
   }
+  const perCall = await wrapperCost()
   const dir = mkdtempSync(join(tmpdir(), "stint-core-bench-"))
   const rows = []
   try {
     for (const { kind, label, mode } of runs) {
-      const spent = { micros: 0 }
+      const spent = { micros: 0, calls: 0 }
       const storeLayer = kind === "memory"
         ? MemoryStore.layerMemory
         : SqliteStore.layer({ filename: join(dir, `core-${mode}.db`), synchronous: mode })
@@ -153,16 +198,18 @@ export const run = async (options = {}) => {
           .filter(([name]) => options.operations === undefined || options.operations.includes(name))
         for (const [operation, { prepare, request }] of chosen) {
           // Wall-clock and store time of the requests alone (not of their preparation).
-          const timing = { micros: 0, storeMicros: 0 }
+          const timing = { micros: 0, storeMicros: 0, calls: 0 }
           const loop = (n) =>
             Effect.gen(function*() {
               for (let i = 0; i < n; i++) {
                 const prepared = prepare === undefined ? undefined : yield* prepare(i)
                 const store0 = spent.micros
+                const calls0 = spent.calls
                 const t0 = performance.now()
                 yield* request(i, prepared)
                 timing.micros += (performance.now() - t0) * 1000
                 timing.storeMicros += spent.micros - store0
+                timing.calls += spent.calls - calls0
               }
             })
           await runtime.runPromise(loop(warmup))
@@ -171,18 +218,21 @@ export const run = async (options = {}) => {
           for (let round = 0; round < rounds; round++) {
             timing.micros = 0
             timing.storeMicros = 0
+            timing.calls = 0
             await runtime.runPromise(loop(ops))
-            batches.push({ totalMicros: timing.micros / ops, storeMicros: timing.storeMicros / ops })
+            batches.push({ totalMicros: timing.micros / ops, storeMicros: timing.storeMicros / ops, calls: timing.calls / ops })
           }
           batches.sort((a, b) => (a.totalMicros - a.storeMicros) - (b.totalMicros - b.storeMicros))
-          const { storeMicros, totalMicros } = batches[Math.floor(batches.length / 2)]
+          const { calls, storeMicros, totalMicros } = batches[Math.floor(batches.length / 2)]
           rows.push({
             store: label,
             operation,
             opsPerSecond: Math.round(1e6 / totalMicros),
             totalMicros: Math.round(totalMicros),
             storeMicros: Math.round(storeMicros),
-            coreMicros: Math.round(totalMicros - storeMicros)
+            coreMicros: Math.round(totalMicros - storeMicros),
+            storeCalls: Math.round(calls * 10) / 10,
+            timingMicros: Math.round(calls * perCall * 10) / 10
           })
         }
       } finally {
@@ -198,11 +248,13 @@ export const run = async (options = {}) => {
 /** The rows as a table. */
 export const format = (rows) =>
   [
-    "store         operation          ops/s   µs/op  store µs  core µs",
+    "store         operation          ops/s   µs/op  store µs  core µs  (timing µs in core: store calls × cost)",
     ...rows.map((r) =>
       `${r.store.padEnd(13)} ${r.operation.padEnd(17)} ${String(r.opsPerSecond).padStart(6)} ${String(r.totalMicros).padStart(7)} ${
         String(r.storeMicros).padStart(9)
-      } ${String(r.coreMicros).padStart(8)}`
+      } ${String(r.coreMicros).padStart(8)}  ${String(r.timingMicros).padStart(5)} (${r.storeCalls} × ${
+        (r.storeCalls === 0 ? 0 : r.timingMicros / r.storeCalls).toFixed(2)
+      })`
     )
   ].join("\n")
 
