@@ -3,7 +3,7 @@
  * the kit cannot judge): requests as a key (`as`, `json`), the common calls (`startOk`, `stopOk`, `history`), and the
  * spec's answers asserted with vitest's `expect` (`expectSuccess`, `expectError`, `checkHeaders`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export {
   as,

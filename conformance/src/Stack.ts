@@ -108,7 +108,7 @@ export interface Backdoor {
 /**
  * A storage adapter's service: what a `Store` layer provides.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type StoreService = Store.Store["Type"]
 

@@ -4,7 +4,7 @@
  * @since 0.1.0
  */
 
-/** The helpers the kit's checks are written with, for checks of your own. @since 0.2.0 */
+/** The helpers the kit's checks are written with, for checks of your own. @since 0.1.0 */
 export * as Check from "./Check.js"
 /** A stack that drives the core's operations directly over a Store layer. @since 0.1.0 */
 export * as CoreStack from "./CoreStack.js"

@@ -121,7 +121,7 @@ export const authenticateReading = (
 /**
  * Check 2 before the store: the digest of the presented key, or the 401 of a missing or malformed one.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const presentedDigest = (services: Services, request: ApiRequest): Either.Either<string, InvalidApiKey> => {
   const presented = ApiKey.fromAuthorization(request.authorization)
@@ -133,7 +133,7 @@ export const presentedDigest = (services: Services, request: ApiRequest): Either
 /**
  * Checks 2 to 4 on what the store answered for the presented key at `now` (`Store.authenticate`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const admit = (
   services: Services,

@@ -135,7 +135,7 @@ export const decodeWith = (
  * The position a well-formed cursor claims, unverified: `None` when it is not one. Nothing may trust it; the core
  * only reads ahead with it (`Store.ReadAlong`), and uses that read once `decodeWith` has verified the same cursor.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const peek = (cursor: string): Option.Option<Position> => {
   const token = tokenOf(cursor)

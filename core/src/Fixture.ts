@@ -65,7 +65,7 @@ export const toDataset = (
  * they need more than one), so the source can stream a file far larger than memory; the source's own failures pass
  * through, and nothing is written when anything fails.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const loadFrom: <E>(
   source: FixtureSource.FixtureSource<E>

@@ -4,7 +4,7 @@
  * arrays whole and streams the time entries in batches, so an adapter that streams a file (the `stint seed` command
  * does) never holds it in memory. `fromValue` serves a fixture that is already in memory.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -14,7 +14,7 @@ import * as Stream from "effect/Stream"
  * One top-level member of the document: an array, streamed element by element (each read of `elements` starts
  * from the first element), or any other JSON value.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type Member<E> =
   | { readonly _tag: "Array"; readonly name: string; readonly elements: Stream.Stream<unknown, E> }
@@ -24,7 +24,7 @@ export type Member<E> =
  * The document: an object's members in file order (a name may repeat, as JSON allows; loading refuses that), or a
  * document that is not an object.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export type Document<E> =
   | { readonly _tag: "Object"; readonly members: ReadonlyArray<Member<E>> }
@@ -34,7 +34,7 @@ export type Document<E> =
  * A fixture source: opening it reads as little as it must to list the top-level members. `E` is the source's own
  * failure (a file that cannot be read or is not JSON), passed through by loading.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface FixtureSource<E> {
   readonly open: Effect.Effect<Document<E>, E>
@@ -46,7 +46,7 @@ const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
 /**
  * A source over a fixture already in memory (a parsed JSON value, or one built in code).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const fromValue = (input: unknown): FixtureSource<never> => ({
   open: Effect.sync((): Document<never> =>

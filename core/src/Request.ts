@@ -127,7 +127,7 @@ export const decodeQuery = <A, I>(
  * `decodeQuery`, its answer as a value: for an operation that looks at a valid query before its turn comes to
  * refuse an invalid one (`Operations.listTimeEntries` reads ahead with it).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const decodeQueryEither = <A, I>(
   query: ApiRequest["query"],

@@ -126,7 +126,7 @@ export interface TimerTransaction {
 /**
  * One write transaction that a large load fills batch by batch (see `AdminStore.bulk`).
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface BulkTransaction {
   /**
@@ -222,13 +222,13 @@ export interface EntriesQuery {
 export type ReadAlong = ReadAlong.ActiveEntry | ReadAlong.EntriesPage
 
 /**
- * @since 0.2.0
+ * @since 0.1.0
  */
 export declare namespace ReadAlong {
   /**
    * The scope's active entry: what `findActiveEntry` answers.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   export interface ActiveEntry {
     readonly _tag: "ActiveEntry"
@@ -238,7 +238,7 @@ export declare namespace ReadAlong {
    * verified the request's cursor (the key is not known yet), and takes the answer only if the verified position is
    * `query.after`.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   export interface EntriesPage {
     readonly _tag: "EntriesPage"
@@ -274,7 +274,7 @@ export interface Authenticated {
 /**
  * What `Store.authenticateInTimerTransaction` authenticates: the arguments of `Store.authenticate`.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export interface TimerAuthentication {
   readonly digest: string

@@ -19,7 +19,7 @@ export * as Cursor from "./Cursor.js"
 export * as Errors from "./Errors.js"
 /** The fixture file: schema, rules, defaults, all-or-nothing loading. @since 0.1.0 */
 export * as Fixture from "./Fixture.js"
-/** Where a fixture is read from, a member at a time (streamed files, values in memory). @since 0.2.0 */
+/** Where a fixture is read from, a member at a time (streamed files, values in memory). @since 0.1.0 */
 export * as FixtureSource from "./FixtureSource.js"
 /** The hashing port (SHA-256, HMAC-SHA-256), synchronous; a portable default. @since 0.1.0 */
 export * as Hashing from "./Hashing.js"

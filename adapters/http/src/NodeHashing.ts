@@ -14,7 +14,7 @@ import { createHash, createHmac } from "node:crypto"
  * Node 20 here: SHA-256 of 48 bytes 0.9 µs in TypeScript against 2.7 µs, an HMAC of a cursor's 117 bytes 2.4 against
  * 3.6 µs); past about three blocks its native hashing wins. Both give the same bytes.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 export const NATIVE_FROM_BYTES = 192
 

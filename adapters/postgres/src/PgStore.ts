@@ -47,7 +47,7 @@ export interface Options {
    * round trip): a plan PostgreSQL settled on while a table was small is not kept as the table grows, whether or not
    * autovacuum refreshes the statistics. Default 10000.
    *
-   * @since 0.2.0
+   * @since 0.1.0
    */
   readonly replanAfterMillis?: number | undefined
   /**
@@ -63,7 +63,7 @@ export const DEFAULT_POOL_SIZE = 10
 export const DEFAULT_CONNECT_TIMEOUT_MILLIS = 5_000
 /** How long a statement may run unless `statementTimeoutMillis` says otherwise. @since 0.1.0 */
 export const DEFAULT_STATEMENT_TIMEOUT_MILLIS = 5_000
-/** How old a connection's plans may get unless `replanAfterMillis` says otherwise. @since 0.2.0 */
+/** How old a connection's plans may get unless `replanAfterMillis` says otherwise. @since 0.1.0 */
 export const DEFAULT_REPLAN_AFTER_MILLIS = REPLAN_AFTER_MILLIS
 
 const positive = (name: string, value: number | undefined, fallback: number) =>

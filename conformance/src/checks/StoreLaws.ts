@@ -7,7 +7,7 @@
  * that a request counted twice, or not at all, shows). The operations catch a wrong answer only where one of their
  * checks happens to look; here keys of many kinds, filters, positions, limits and timer queries are compared.
  *
- * @since 0.2.0
+ * @since 0.1.0
  */
 import type { RateLimit, Store } from "@stint/core"
 import * as Effect from "effect/Effect"
@@ -136,7 +136,7 @@ const plainSnapshot = (snapshot: Store.TimerSnapshot) => ({
   project: Option.getOrNull(snapshot.project)
 })
 
-/** @since 0.2.0 */
+/** @since 0.1.0 */
 export const register = (h: Harness, options: { readonly runs: number }): void => {
   h.check(
     "a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone",
