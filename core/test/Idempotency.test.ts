@@ -92,6 +92,22 @@ describe("Idempotency.fingerprint", () => {
     expect(yield* Idempotency.fingerprint(input)).toBe(expected)
   }))
 
+  it.effect.prop(
+    "is the same canonical JSON on both sides of the depth where the writer changes (32 levels)",
+    [json, fc.integer({ min: 24, max: 40 }), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 })],
+    ([leaf, depth, inObject]) =>
+      Effect.gen(function*() {
+        // `depth` levels of arrays and objects (with a second key, so that key order matters) around a JSON leaf.
+        let body: unknown = leaf
+        for (let level = 0; level < depth; level++) {
+          body = inObject[level] === true ? { z: level, a: body } : [body, level]
+        }
+        const input = { operation: "startTimer", path: {}, body }
+        const expected = createHash("sha256").update(reference(input)).digest("hex")
+        expect(yield* Idempotency.fingerprint(input)).toBe(expected)
+      })
+  )
+
   it.effect.prop("takes bodies of any depth and width (no recursion on the call stack)", [HostileJson.hostile()], ([hostile]) =>
     Effect.gen(function*() {
       const fp = (body: unknown) => Idempotency.fingerprint({ operation: "startTimer", path: {}, body })

@@ -1,16 +1,51 @@
 /**
  * Canonical JSON: object keys sorted, no whitespace. Two JSON values are JSON-equal exactly when their canonical forms
- * are equal (key order and whitespace do not matter; `1.0` and `1` are the same number once parsed). Written with an
- * explicit stack, so that any depth of input is fine.
+ * are equal (key order and whitespace do not matter; `1.0` and `1` are the same number once parsed). Values up to
+ * `SHALLOW_DEPTH` levels deep (every request body of the API) are written by plain recursion, which allocates nothing
+ * beyond the strings; deeper ones, and cyclic ones, with an explicit stack, so that any depth of input is fine.
  */
+
+/** How deep the recursive writer goes before it hands the value to the stack-based one. */
+const SHALLOW_DEPTH = 32
+
+/** Thrown by the recursive writer past `SHALLOW_DEPTH` (a cycle gets there too). */
+const TOO_DEEP: unique symbol = Symbol("canonicalJson: too deep")
+
+const shallow = (value: unknown, depth: number): string => {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null"
+  if (depth === 0) throw TOO_DEEP
+  if (Array.isArray(value)) {
+    let out = "["
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? "," : "") + shallow(value[i], depth - 1)
+    return out + "]"
+  }
+  const record = value as Record<string, unknown>
+  const keys = Object.keys(record).sort()
+  let out = "{"
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string
+    out += (i > 0 ? "," : "") + JSON.stringify(key) + ":" + shallow(record[key], depth - 1)
+  }
+  return out + "}"
+}
+
+/** Writes a parsed JSON value canonically. Throws a `TypeError` on a cyclic value (as `JSON.stringify` does). */
+export const canonicalJson = (value: unknown): string => {
+  try {
+    return shallow(value, SHALLOW_DEPTH)
+  } catch (error) {
+    if (error !== TOO_DEEP) throw error
+    return deep(value)
+  }
+}
 
 type Task =
   | { readonly _tag: "Value"; readonly value: unknown }
   | { readonly _tag: "Text"; readonly text: string }
   | { readonly _tag: "Leave"; readonly container: object }
 
-/** Writes a parsed JSON value canonically. Throws a `TypeError` on a cyclic value (as `JSON.stringify` does). */
-export const canonicalJson = (value: unknown): string => {
+/** The same, with an explicit stack: any depth; a cycle throws a `TypeError`. */
+const deep = (value: unknown): string => {
   const out: Array<string> = []
   const stack: Array<Task> = [{ _tag: "Value", value }]
   // The containers on the current path, to refuse cycles instead of looping for ever.
