@@ -1,8 +1,9 @@
 /**
  * Canonical JSON: object keys sorted, no whitespace. Two JSON values are JSON-equal exactly when their canonical forms
  * are equal (key order and whitespace do not matter; `1.0` and `1` are the same number once parsed). Values up to
- * `SHALLOW_DEPTH` levels deep (every request body of the API) are written by plain recursion, which allocates nothing
- * beyond the strings; deeper ones, and cyclic ones, with an explicit stack, so that any depth of input is fine.
+ * `SHALLOW_DEPTH` levels deep (a timer body is two levels; a request body may have up to 64) are written by plain
+ * recursion, which allocates nothing beyond the strings; deeper ones, and cyclic ones, with an explicit stack, so
+ * that any depth of input is fine.
  */
 
 /** How deep the recursive writer goes before it hands the value to the stack-based one. */
