@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Header from "./internal/header.js"
 
 /**
  * How the client retries a request whose outcome is uncertain (no answer, a timeout, a 5xx): reads and timer
@@ -111,6 +112,8 @@ export const resolve = (options: StintClientOptions): Resolved => {
   if (typeof options.apiKey !== "string" || options.apiKey === "") {
     throw new TypeError("StintClient: apiKey is required")
   }
+  const unsendable = Header.problem(options.apiKey)
+  if (unsendable !== undefined) throw new TypeError(`StintClient: apiKey ${unsendable}`)
   const retry = options.retry ?? {}
   const rateLimit = options.rateLimit ?? {}
   const d = defaults

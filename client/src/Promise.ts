@@ -63,6 +63,17 @@ const abortable = <A>(iterable: AsyncIterable<A>, signal: AbortSignal): AsyncIte
 })
 
 /**
+ * The iterable as an async generator, which keeps the iterator protocol where `Stream.toAsyncIterable` does not: a
+ * `next()` after the end or after a failure answers `{ done: true }` (it would wait for ever), calls made before the
+ * previous one settled wait their turn (they would be lost), and `return()` still reaches the stream.
+ */
+const dependable = <A>(iterable: AsyncIterable<A>): AsyncIterable<A> => ({
+  [Symbol.asyncIterator]: async function*() {
+    yield* iterable
+  }
+})
+
+/**
  * Stint's API with the spec's client rules built in: a fresh `Idempotency-Key` for each start and stop, retried with
  * the same key and input after a network failure, a timeout or a 500; createProject reconciled instead of retried;
  * 409s reconciled with the active timer; a client-side window of 120 requests per 60 s that queues calls; and
@@ -137,8 +148,8 @@ export class StintClient {
     const entries = this.#service.timeEntries(filter)
     const fetch = this.#fetch
     const withFetch = fetch === undefined ? entries : Stream.provideService(entries, FetchHttpClient.Fetch, fetch)
-    if (signal === undefined) return Stream.toAsyncIterable(withFetch)
+    if (signal === undefined) return dependable(Stream.toAsyncIterable(withFetch))
     // The stream is interrupted while a page is on its way; the iterator stops between entries.
-    return abortable(Stream.toAsyncIterable(Stream.interruptWhen(withFetch, aborted(signal))), signal)
+    return dependable(abortable(Stream.toAsyncIterable(Stream.interruptWhen(withFetch, aborted(signal))), signal))
   }
 }

@@ -22,6 +22,7 @@ import {
   TimerVoided,
   type TransportError
 } from "./Errors.js"
+import * as Header from "./internal/header.js"
 import * as IdempotencyKey from "./internal/idempotencyKey.js"
 import * as Limiter from "./internal/limiter.js"
 import * as Operations from "./internal/operations.js"
@@ -179,6 +180,8 @@ export const make = (options: Options.StintClientOptions): Effect.Effect<Service
       given: MutationOptions
     ) =>
       Effect.gen(function*() {
+        const unsendable = given.idempotencyKey === undefined ? undefined : Header.problem(given.idempotencyKey)
+        if (unsendable !== undefined) return yield* Effect.die(new TypeError(`StintClient: idempotencyKey ${unsendable}`))
         const idempotencyKey = given.idempotencyKey ?? (yield* IdempotencyKey.make)
         const answer = yield* call(operation, repeatable, { path, body, idempotencyKey }).pipe(
           // After a 409, read the active timer so the caller decides with fresh facts.
@@ -193,9 +196,11 @@ export const make = (options: Options.StintClientOptions): Effect.Effect<Service
         return { ...answer.value, replayed: answer.replayed, idempotencyKey }
       })
 
+    // Bodies are written when the call runs, so that input `JSON.stringify` refuses (a cycle, a bigint) fails the call
+    // (a `TypeError` defect) instead of throwing where the call is made.
     const createProject = (input: CreateProjectInput) => {
       const operation = Operations.createProject
-      return call(operation, once, { path: operation.path, body: JSON.stringify(input) }).pipe(
+      return Effect.suspend(() => call(operation, once, { path: operation.path, body: JSON.stringify(input) })).pipe(
         Effect.map((answer): CreateProjectResult => ({ ...answer.value, reconciled: false })),
         // The outcome is unknown: the project may exist. Look for it instead of creating it twice.
         Effect.catchIf(Transport.isUncertain, (error) =>
@@ -229,9 +234,14 @@ export const make = (options: Options.StintClientOptions): Effect.Effect<Service
       createProject,
       getActiveTimer,
       startTimer: (input, given = {}) =>
-        mutate(Operations.startTimer, Operations.startTimer.path, JSON.stringify(input), given),
+        Effect.suspend(() => mutate(Operations.startTimer, Operations.startTimer.path, JSON.stringify(input), given)),
       stopTimer: (timerId, given = {}) =>
-        mutate(Operations.stopTimer, Operations.pathOf(Operations.stopTimer, { timerId }), undefined, given),
+        // A path segment that URLs resolve away: the request would reach another route, so it is not sent.
+        timerId === "" || timerId === "." || timerId === ".."
+          ? Effect.die(
+            new TypeError(`StintClient: stopTimer's timerId must be a UUID; ${JSON.stringify(timerId)} cannot be sent`)
+          )
+          : mutate(Operations.stopTimer, Operations.pathOf(Operations.stopTimer, { timerId }), undefined, given),
       listTimeEntries,
       timeEntries
     }

@@ -191,9 +191,44 @@ describe("answers the client cannot trust, and no answer at all", () => {
   })
 })
 
+describe("values no request can carry are refused before anything is sent, never retried as network failures", () => {
+  it("an Idempotency-Key with a character a header cannot carry: a TypeError naming it", async () => {
+    for (const idempotencyKey of ["ключ", "a\nb", "zero\u200bwidth"]) {
+      const error = await failure(newClient().startTimer({ projectId: ids.website }, { idempotencyKey }))
+      expect(error).toBeInstanceOf(TypeError)
+      expect((error as Error).message).toMatch(/^StintClient: idempotencyKey holds U\+[0-9A-F]{4} at index \d+/)
+    }
+    expect(live.proxy.log).toEqual([])
+  })
+
+  it("a timerId that URLs resolve away (empty, . or ..) would reach another route: a TypeError", async () => {
+    for (const timerId of ["", ".", ".."]) {
+      const error = await failure(newClient().stopTimer(timerId))
+      expect(error).toBeInstanceOf(TypeError)
+      expect((error as Error).message).toMatch(/^StintClient: stopTimer's timerId must be a UUID/)
+    }
+    expect(live.proxy.log).toEqual([])
+  })
+
+  it("a body JSON cannot hold rejects the call's Promise; the method itself does not throw", async () => {
+    const cyclic: Record<string, unknown> = { projectId: ids.website }
+    cyclic["self"] = cyclic
+    const client = newClient()
+    let started: Promise<unknown> | undefined
+    expect(() => {
+      started = client.startTimer(cyclic as never)
+    }).not.toThrow()
+    await expect(started).rejects.toBeInstanceOf(TypeError)
+    await expect(client.createProject({ clientId: ids.client, name: 1n as never })).rejects.toBeInstanceOf(TypeError)
+    expect(live.proxy.log).toEqual([])
+  })
+})
+
 describe("options", () => {
   it.each([
     [{ baseUrl: "not a url" }, /baseUrl/],
+    [{ apiKey: "stint_pasted\u200b" }, /apiKey holds U\+200B at index 12/],
+    [{ apiKey: "stint_ключ" }, /apiKey holds U\+043A at index 6/],
     [{ baseUrl: "ftp://example.com" }, /baseUrl/],
     [{ apiKey: "" }, /apiKey/],
     [{ timeoutMillis: 0 }, /timeoutMillis/],

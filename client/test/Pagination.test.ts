@@ -83,6 +83,24 @@ describe("timeEntries", () => {
     expect(walked).toHaveLength(HISTORY)
   })
 
+  it("keeps the async iterator protocol: next() after the end or a failure is done, calls in a row take turns", async () => {
+    // A project with no entry of user 3: one empty page, then the end.
+    const empty = clientOf(3).timeEntries({ projectId: ids.client })[Symbol.asyncIterator]()
+    expect(await empty.next()).toEqual({ done: true, value: undefined })
+    expect(await empty.next()).toEqual({ done: true, value: undefined })
+
+    const refused = new StintClient({ baseUrl: live.proxy.url, apiKey: "stint_unknown_key_0000000000" })
+      .timeEntries()[Symbol.asyncIterator]()
+    await expect(refused.next()).rejects.toMatchObject({ code: "INVALID_API_KEY" })
+    expect(await refused.next()).toEqual({ done: true, value: undefined })
+
+    const newest = (await clientOf(0).listTimeEntries({ limit: 3 })).entries.map((entry) => entry.id)
+    const walk = clientOf(0).timeEntries({ pageSize: 2 })[Symbol.asyncIterator]()
+    const three = await Promise.all([walk.next(), walk.next(), walk.next()])
+    expect(three.map((result) => result.done === true ? null : result.value.id)).toEqual(newest)
+    await walk.return?.()
+  })
+
   it("stops fetching when the caller stops iterating", async () => {
     let taken = 0
     for await (const _ of clientOf(0).timeEntries({ pageSize: 10 })) if (++taken === 3) break

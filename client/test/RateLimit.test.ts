@@ -118,6 +118,22 @@ describe("a 429 that still happens (another process uses the key)", () => {
     ])
   })
 
+  it("a wait that would start the retry after retry.deadlineMillis is not waited: the 429 is the call's failure", async () => {
+    const client = new StintClient({
+      baseUrl: live.proxy.url,
+      apiKey: keyOf(6),
+      rateLimit: { limit: LIMIT, windowMillis: WINDOW_MILLIS },
+      retry: { deadlineMillis: WINDOW_MILLIS / 4 }
+    })
+    await fillWindow(keyOf(6))
+    const started = Date.now()
+    const error = await client.listClients().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(ApiKeyRateLimited)
+    // Nothing of its own was in the window: the wait would have been a whole window, past the deadline.
+    expect(Date.now() - started).toBeLessThan(WINDOW_MILLIS / 4)
+    expect(live.proxy.log.map((e) => e.status)).toEqual([429])
+  })
+
   it("createProject, a mutation without an idempotency key, is not retried", async () => {
     const client = clientOf(5)
     await fillWindow(keyOf(5))

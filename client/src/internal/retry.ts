@@ -1,7 +1,8 @@
 /**
  * The retry loop every request runs in: each try takes a place in the client-side window; a 429 waits for the window
  * and tries again (where `rateLimited` allows); an uncertain failure is retried with backoff and jitter while tries
- * and the deadline allow (where `uncertain` allows). Anything else, or the last failure, is the call's failure.
+ * allow (where `uncertain` allows). No retry of either kind starts after the deadline. Anything else, or the last
+ * failure, is the call's failure.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
@@ -35,10 +36,15 @@ export const run = <A, E extends { readonly _tag: string }>(
       if (Either.isRight(result)) return result.right
       const error = result.left
       if (policy.rateLimited && error._tag === "ApiKeyRateLimited" && rateLimited < config.retry.rateLimitedRetries) {
-        rateLimited++
-        const wait = yield* limiter.waitAfterRateLimited
-        yield* Effect.sleep(wait + (yield* Random.next) * config.retry.initialDelayMillis)
-        continue
+        const wait = (yield* limiter.waitAfterRateLimited) + (yield* Random.next) * config.retry.initialDelayMillis
+        const now = yield* Clock.currentTimeMillis
+        // The deadline holds for a 429's wait too: a retry never starts later than it.
+        if (now + wait - started <= config.retry.deadlineMillis) {
+          rateLimited++
+          yield* Effect.sleep(wait)
+          continue
+        }
+        return yield* Effect.fail(error)
       }
       tries++
       if (policy.uncertain && isUncertain(error) && tries < config.retry.maxAttempts) {
