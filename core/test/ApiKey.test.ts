@@ -30,6 +30,18 @@ describe("ApiKey", () => {
     expect(ApiKey.isWellFormed(`STINT_${tail}`)).toBe(false)
   })
 
+  it("draws the line at exactly 16 and 200 characters after stint_", () => {
+    const tail = (n: number) => "aZ0-_".repeat(41).slice(0, n)
+    expect([15, 16, 17, 199, 200, 201].map((n) => ApiKey.isWellFormed(`stint_${tail(n)}`))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      false
+    ])
+  })
+
   it("reads Bearer in any case and nothing else", () => {
     const key = `stint_${"a".repeat(20)}`
     expect(ApiKey.fromAuthorization(`Bearer ${key}`)).toEqual(Option.some(key))

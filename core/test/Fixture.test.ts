@@ -56,6 +56,16 @@ describe("Fixture.load", () => {
       expect(tables.entries.get(E)?.payRateCents).toBe(5000)
     }).pipe(Effect.provide(MemoryStore.layerMemory)))
 
+  it.effect("a membership without payRateCents has 0, and its assignments and entries take it", () =>
+    Effect.gen(function*() {
+      const fixture = valid()
+      yield* Fixture.load({ ...fixture, memberships: [{ workspaceId: W, userId: U, role: "owner" }] })
+      const { tables } = yield* MemoryStore.MemoryDriver
+      expect(tables.memberships.get(`${W} ${U}`)?.payRateCents).toBe(0)
+      expect(tables.assignments.get(`${P} ${U}`)?.payRateCents).toBe(0)
+      expect(tables.entries.get(E)?.payRateCents).toBe(0)
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
   it.effect("generates a key when none is given and prints it once", () =>
     Effect.gen(function*() {
       const fixture = { ...valid(), apiKeys: [{ userId: U, workspaceId: W }] }

@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
-import { connect, type Socket } from "node:net"
+import { connect, createServer, type Socket } from "node:net"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import * as Demo from "../src/cli/Demo.js"
@@ -59,6 +59,22 @@ describe("the ready line", () => {
       env: { STINT_HOST: "0.0.0.0", STINT_PORT: "eighty" }
     })
     expect(fromFlag.url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*$/)
+  })
+
+  it("without --port or STINT_PORT it serves on 127.0.0.1:8787, the default (or says that port is taken)", async () => {
+    const free = await new Promise<boolean>((resolve) => {
+      const probe = createServer()
+      probe.once("error", () => resolve(false))
+      probe.listen(8787, "127.0.0.1", () => probe.close(() => resolve(true)))
+    })
+    if (free) {
+      const server = await start(["--database", freshDb()])
+      expect(server.url).toBe("http://127.0.0.1:8787")
+    } else {
+      // Something else holds the default port here: the refusal names it.
+      const result = await stint(["serve", "--database", freshDb()])
+      expect(result.stderr).toMatch(/^stint: cannot serve: .*EADDRINUSE.*127\.0\.0\.1:8787/)
+    }
   })
 
   it("a port already in use fails in one line with a non-zero exit", async () => {

@@ -23,7 +23,14 @@ interface Seeded {
 const seedHistory = (stack: Stack, world: World.World, count: number) =>
   Effect.gen(function*() {
     const base = Date.UTC(2026, 0, 1)
-    const projects = [world.projects.website, world.projects.app, world.projects.archived, world.projects.onArchivedClient]
+    // The member is assigned to each of these but `unassigned` (history keeps entries of projects no longer assigned).
+    const projects = [
+      world.projects.website,
+      world.projects.app,
+      world.projects.archived,
+      world.projects.onArchivedClient,
+      world.projects.unassigned
+    ]
     const entries: Array<Seeded> = Array.from({ length: count }, (_, i) => ({
       id: World.newId(),
       // Every third entry shares its start with the previous one: ties must be broken by id.
@@ -109,12 +116,27 @@ export const register = (h: Harness): void => {
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
       const all = yield* seedHistory(stack, world, 12)
-      for (const projectId of [world.projects.archived, world.projects.onArchivedClient, world.projects.website]) {
+      expect((yield* history(stack, world.keys.member)).map((e) => e["id"])).toEqual(all.map((e) => e.id))
+      const filtered = [
+        world.projects.archived,
+        world.projects.onArchivedClient,
+        world.projects.unassigned,
+        world.projects.website
+      ]
+      for (const projectId of filtered) {
         const expected = all.filter((e) => e.projectId === projectId).map((e) => e.id)
         expect(expected.length).toBeGreaterThan(0)
         expect((yield* history(stack, world.keys.member, { projectId, limit: 2 })).map((e) => e["id"])).toEqual(expected)
         expect((yield* history(stack, world.keys.member, { projectId: projectId.toUpperCase() })).map((e) => e["id"]))
           .toEqual(expected)
+        // Ids are the same in any case: a cursor issued under the lowercase filter goes on under the uppercase one.
+        const first = yield* firstPage(stack, world.keys.member, [["projectId", projectId], ["limit", "1"]])
+        const next = yield* firstPage(stack, world.keys.member, [
+          ["projectId", projectId.toUpperCase()],
+          ["limit", "1"],
+          ["cursor", first.nextCursor ?? ""]
+        ])
+        expect([...first.entries, ...next.entries].map((e) => e["id"])).toEqual(expected.slice(0, 2))
       }
       for (const projectId of [world.projects.support, world.projects.foreign, World.newId()]) {
         expect(yield* firstPage(stack, world.keys.member, [["projectId", projectId]])).toEqual({ entries: [], nextCursor: null })

@@ -110,11 +110,11 @@ export const register = (h: Harness): void => {
     })
   )
 
-  h.check("never reports negative elapsed seconds: an entry starting in the future has elapsed 0", (stack) =>
+  h.check("keeps elapsed seconds within 0 and 2147483647: 0 for a start in the future, the cap after 68 years", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
       const now = yield* stack.clock.now
-      const ahead = World.newId()
+      const ahead = World.newId(), ancient = World.newId()
       yield* Effect.orDie(stack.seed({
         timeEntries: [{
           id: ahead,
@@ -123,10 +123,20 @@ export const register = (h: Harness): void => {
           projectId: world.projects.website,
           status: "active",
           startedAt: new Date(now + 3_600_000).toISOString()
+        }, {
+          id: ancient,
+          userId: world.users.owner,
+          workspaceId: world.workspace,
+          projectId: world.projects.website,
+          status: "active",
+          // A day past the largest int32 count of seconds.
+          startedAt: new Date(now - (2_147_483_647 + 86_400) * 1000).toISOString()
         }]
       }))
       const timer = yield* running(stack, world.keys.member)
       expect({ id: timer.id, elapsedSeconds: timer.elapsedSeconds }).toEqual({ id: ahead, elapsedSeconds: 0 })
+      const old = yield* running(stack, world.keys.owner)
+      expect({ id: old.id, elapsedSeconds: old.elapsedSeconds }).toEqual({ id: ancient, elapsedSeconds: 2_147_483_647 })
     })
   )
 
