@@ -30,7 +30,7 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
     "races: concurrent starts and stops for one user never make two active entries and execute each key once"
   ]],
   ["an idempotency record stored outside the transaction", CoreStack.make(Stores.idempotencyOutsideTransaction, { backdoor }), ["races"], [
-    "races: identical idempotent requests in flight at once execute once and answer the same bytes"
+    "races: requests under one idempotency key in flight at once execute once: the same input replays, other input conflicts"
   ]],
   ["a fixed-minute rate window", CoreStack.make(Stores.fixedMinuteWindow, { backdoor }), ["timed"], [
     "timed: is a sliding 60-second window, not a fixed minute, and does not count refusals"

@@ -229,13 +229,13 @@ const startInFlight = async (url: string) => {
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
 describe("graceful stop", () => {
-  it("SIGTERM: stops accepting, finishes the request in flight, exits 0", async () => {
+  it.each(["SIGTERM", "SIGINT"] as const)("%s: stops accepting, finishes the request in flight, exits 0", async (signal) => {
     const db = await seeded()
     const server = await start(["--port", "0", "--database", db])
     const request = await startInFlight(server.url)
     // Time for the server to accept the connection and read the request's head.
     await sleep(1_000)
-    server.process.kill("SIGTERM")
+    server.process.kill(signal)
     await sleep(500)
     // Still running: the request is not finished yet. New connections are refused.
     expect(server.process.exitCode).toBeNull()
@@ -253,7 +253,7 @@ describe("graceful stop", () => {
     expect(((await timer.json()) as { timer: { note: string } | null }).timer?.note).toBe("in flight")
   })
 
-  it("SIGINT exits 0", async () => {
+  it("SIGINT with nothing in flight exits 0 at once, silently", async () => {
     const server = await start(["--port", "0", "--database", freshDb()])
     server.process.kill("SIGINT")
     expect(await server.exited).toEqual({ code: 0, signal: null })

@@ -105,7 +105,7 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
       }
     }), 120_000)
 
-  h.check("identical idempotent requests in flight at once execute once and answer the same bytes", (stack) =>
+  h.check("requests under one idempotency key in flight at once execute once: the same input replays, other input conflicts", (stack) =>
     Effect.gen(function*() {
       for (let round = 0; round < options.rounds; round++) {
         const world = yield* World.seed(stack)
@@ -131,6 +131,34 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
         )
         for (const outcome of stops) expectSuccess(outcome, "stopTimer")
         expect(new Set(stops.map((o) => o.text)).size).toBe(1)
+
+        // One key, two inputs, all in flight at once: whichever executes first, the others with its input replay it
+        // and those with the other input wait for it and get IDEMPOTENCY_CONFLICT. Never a second execution.
+        const projects = [world.projects.website, world.projects.app]
+        const mixed = yield* Effect.all(
+          Array.from({ length: 10 }, (_, i) =>
+            Effect.map(
+              stack.call("startTimer", as(keys[i % 2] ?? world.keys.member, {
+                idempotencyKey: "mixed",
+                body: json({ projectId: projects[Math.floor(i / 2) % 2] ?? "" })
+              })),
+              (outcome) => ({ projectId: projects[Math.floor(i / 2) % 2], outcome })
+            )),
+          { concurrency: "unbounded" }
+        )
+        never5xx(mixed.map((m) => m.outcome))
+        const executed = mixed.filter((m) => m.outcome.status === 200 && m.outcome.replayed !== true)
+        expect(executed.length).toBe(1)
+        const winner = executed[0]
+        for (const { outcome, projectId } of mixed) {
+          if (projectId === winner?.projectId) {
+            expectSuccess(outcome, "startTimer")
+            expect(outcome.text).toBe(winner?.outcome.text)
+          } else {
+            expectError(outcome, "IDEMPOTENCY_CONFLICT")
+          }
+        }
+        expect((yield* history(stack, world.keys.member)).length).toBe(2)
       }
     }), 120_000)
 
