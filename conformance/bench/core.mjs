@@ -62,7 +62,7 @@ const fixture = (users, keysPerUser) => {
  * The store with every method timed: `spent.micros` grows by the time spent inside the store. A method that runs a
  * body of the core's (`withTimerTransaction`, `authenticateInTimerTransaction`) gives the body's time back, and its
  * `tx` is timed in turn. The timing itself is kept cheap (two clock reads and one `matchCauseEffect` a call, no
- * finalizer): whatever it costs outside the store's own code is counted as the core's, and `wrapperMicros` in the
+ * finalizer): whatever it costs outside the store's own code is counted as the core's, and `timingMicros` in the
  * rows says how much that is, measured around a store call that does nothing.
  */
 const timed = (store, spent) => {
