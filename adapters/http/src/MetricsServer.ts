@@ -6,7 +6,6 @@
  * @since 0.1.0
  */
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
-import * as Resource from "@effect/opentelemetry/Resource"
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
 import type { MetricProducer } from "@opentelemetry/sdk-metrics"
 import { PgStore } from "@stint/postgres"
@@ -18,6 +17,7 @@ import * as Schema from "effect/Schema"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { monitorEventLoopDelay } from "node:perf_hooks"
+import * as StintResource from "./internal/resource.js"
 import * as Metrics from "./Metrics.js"
 
 /**
@@ -116,7 +116,9 @@ export const layer = (options: Options): Layer.Layer<MetricsServer, MetricsListe
       const gauges = sampler(yield* Effect.serviceOption(PgStore.PoolStats))
       yield* Effect.addFinalizer(() => Effect.sync(gauges.stop))
       const exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })
-      const producer = yield* Effect.provide(OtelMetrics.makeProducer, Resource.layer({ serviceName: "stint" }))
+      // The spans' resource, so that metrics and traces join on service.name (OTEL_SERVICE_NAME and
+      // OTEL_RESOURCE_ATTRIBUTES included).
+      const producer = yield* Effect.provide(OtelMetrics.makeProducer, StintResource.layer)
       const sampling: MetricProducer = {
         collect: (collectOptions) => {
           gauges.sample()

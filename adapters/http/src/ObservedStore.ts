@@ -36,6 +36,14 @@ const isStoreFailure = (cause: Cause.Cause<unknown>): boolean => {
   return typeof error === "object" && error !== null && "_tag" in error && error._tag === "StoreError"
 }
 
+/**
+ * What a store call's span ends with: a store failure (or an interruption) as it is; the request's own refusal that
+ * merely passes through the call (a `TIMER_NOT_FOUND` decided inside the timer transaction, say) as a success, so that
+ * a span is an error exactly when `stint_store_call_failures_total` counts one.
+ */
+const spanCause = (cause: Cause.Cause<unknown>): Cause.Cause<unknown> | undefined =>
+  isStoreFailure(cause) || Cause.isInterruptedOnly(cause) ? cause : undefined
+
 const failureTag = (cause: Cause.Cause<unknown>): string | undefined => {
   const failure = Cause.failureOption(cause)
   if (Option.isNone(failure)) return undefined
@@ -119,7 +127,7 @@ const observer = (options: Options) =>
     )
     return Effect.matchCauseEffect(self, {
       onFailure: (cause) => {
-        leaf.end(cause)
+        leaf.end(spanCause(cause))
         return Effect.failCause(cause)
       },
       onSuccess: (value) => {
@@ -155,7 +163,10 @@ const effectSpan = <A, E, R>(
           ? performance.now() - started
           : record(labels, started, Exit.isFailure(exit) ? exit.cause : undefined)
         const startTime = made.status._tag === "Started" ? made.status.startTime : made.status.endTime
-        made.end(startTime + BigInt(Math.round(elapsed * 1e6)), exit)
+        made.end(
+          startTime + BigInt(Math.round(elapsed * 1e6)),
+          Exit.isFailure(exit) && spanCause(exit.cause) === undefined ? Exit.void : exit
+        )
       }))
   })
 

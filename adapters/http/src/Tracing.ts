@@ -7,7 +7,6 @@
  * @since 0.1.0
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
-import * as Resource from "@effect/opentelemetry/Resource"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
 import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
@@ -19,10 +18,8 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as EffectTracer from "effect/Tracer"
 import * as OtelSpan from "./internal/otelSpan.js"
+import * as StintResource from "./internal/resource.js"
 import * as TracingEnabled from "./internal/tracingEnabled.js"
-
-/** The `service.name` of Stint's spans unless `OTEL_SERVICE_NAME` says otherwise. */
-const SERVICE_NAME = "stint"
 
 /**
  * Whether spans are to be exported: an OTLP endpoint is set, the SDK is not disabled (`OTEL_SDK_DISABLED=true`), and
@@ -116,9 +113,8 @@ const isList = (
 export const layer = (
   processors: SpanProcessor | NonEmptyReadonlyArray<SpanProcessor>
 ): Layer.Layer<OtelTracer.OtelTracer> =>
-  Layer.unwrapEffect(Effect.map(Effect.orDie(TracingEnabled.nonEmpty("OTEL_SERVICE_NAME")), (serviceName) =>
-    effectTracer(isList(processors) ? processors : [processors]).pipe(
-      Layer.provideMerge(OtelTracer.layerTracer),
-      Layer.provide(NodeSdk.layerTracerProvider(processors)),
-      Layer.provide(Resource.layerFromEnv({ "service.name": Option.getOrElse(serviceName, () => SERVICE_NAME) }))
-    )))
+  effectTracer(isList(processors) ? processors : [processors]).pipe(
+    Layer.provideMerge(OtelTracer.layerTracer),
+    Layer.provide(NodeSdk.layerTracerProvider(processors)),
+    Layer.provide(StintResource.layer)
+  )

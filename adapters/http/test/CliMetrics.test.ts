@@ -135,6 +135,19 @@ describe("the metrics listener", () => {
     expect((await fetch(new URL("/", url))).status).toBe(404)
   })
 
+  it("target_info is the spans' resource: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, so metrics and traces join", async () => {
+    const db = await seeded()
+    const plain = await start(["--port", "0", "--metrics-port", "0", "--database", db])
+    const text = async (server: Serving) => (await fetch(metricsUrl(server))).text()
+    expect(await text(plain)).toMatch(/^target_info\{[^}]*service_name="stint"/m)
+    const named = await start(["--port", "0", "--metrics-port", "0", "--database", db], {
+      env: { OTEL_SERVICE_NAME: "stint-eu", OTEL_RESOURCE_ATTRIBUTES: "deployment.environment=test" }
+    })
+    const namedText = await text(named)
+    expect(namedText).toMatch(/^target_info\{[^}]*service_name="stint-eu"/m)
+    expect(namedText).toMatch(/^target_info\{[^}]*deployment_environment="test"/m)
+  })
+
   it("is off unless asked for; STINT_METRICS_PORT asks for it", async () => {
     const db = await seeded()
     const off = await start(["--port", "0", "--database", db])

@@ -6,9 +6,10 @@
 import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Errors, Store } from "@stint/core"
-import { Observability } from "@stint/http"
+import { Metrics, Observability } from "@stint/http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
 import * as Http from "node:http"
 import { beforeEach, describe, expect, it } from "vitest"
 import { ids, keys } from "./ServerFixture.js"
@@ -135,6 +136,43 @@ describe("request spans", () => {
       expect([ping.name, ping.status.code]).toEqual(["Store.ping", SpanStatusCode.ERROR])
     })
   })
+
+  it.each(stores.map((store) => [store.name, store] as const))(
+    "%s: a refusal decided inside a store call (TIMER_NOT_FOUND) leaves that call's span a success",
+    (_name, store) =>
+      withServer(store, traced())(async (server) => {
+        exporter.reset()
+        const reply = await server.api("POST", `/api/v1/timers/${ids.website}/stop`, {
+          key: keys.member,
+          idempotencyKey: "stop-nothing"
+        })
+        expect(reply.status).toBe(404)
+        const span = only(serverSpans())
+        expect(span.attributes).toMatchObject({ "stint.error_code": "TIMER_NOT_FOUND" })
+        const children = childrenOf(span)
+        expect(children.length).toBeGreaterThan(0)
+        for (const child of children) {
+          expect(child.status.code, child.name).not.toBe(SpanStatusCode.ERROR)
+          expect(child.events.filter((event) => event.name === "exception")).toEqual([])
+        }
+      })
+  )
+
+  it("a database that stops answering: /readyz 503 after its timeout, counted as a failed ping", () => {
+    const silent: Options["store"] = (layer) =>
+      Layer.effect(Store.Store, Effect.map(Store.Store, (store) => ({ ...store, ping: Effect.never }))).pipe(
+        Layer.provide(layer)
+      )
+    const failedPings = () =>
+      Effect.runSync(Metric.value(Metric.taggedWithLabels(Metrics.storeCallFailures, Metrics.labels(["method", "ping"]))))
+        .count
+    return withServer(memory, traced({ store: silent }))(async (server) => {
+      const before = failedPings()
+      const reply = await server.send({ method: "GET", path: "/readyz" })
+      expect(reply.status).toBe(503)
+      expect(Number(failedPings()) - Number(before)).toBe(1)
+    })
+  }, 20_000)
 
   it("store-call spans lie within their request span (one clock for both)", () =>
     withServer(memory, traced())(async (server) => {

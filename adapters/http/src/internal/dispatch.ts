@@ -11,6 +11,7 @@ import * as Option from "effect/Option"
 import * as Docs from "../Docs.js"
 import * as ErrorResponses from "../ErrorResponses.js"
 import * as Handlers from "../Handlers.js"
+import * as Metrics from "../Metrics.js"
 import * as OpenApiDocument from "../OpenApiDocument.js"
 import * as Router from "../Router.js"
 import type * as Body from "./body.js"
@@ -144,10 +145,20 @@ const callOperation = (
   return route.readsBody ? Effect.flatMap(BodyReader.read(incoming.body()), run) : run(undefined)
 }
 
+/** The ping's failure counter, for a ping cut off by the timeout (interrupted, so its own observation counts none). */
+const PING_LABELS = Metrics.labels(["method", "ping"])
+
 const ready = (requestId: string, route: string): Effect.Effect<Outcome, never, Store.Store> =>
   Store.Store.pipe(
     Effect.flatMap((store) => store.ping),
-    Effect.timeoutFail({ duration: READY_TIMEOUT, onTimeout: () => "Store.ping timed out" }),
+    Effect.timeoutFail({
+      duration: READY_TIMEOUT,
+      onTimeout: () => {
+        // A database that stops answering is a store failure like one that refuses: count it.
+        Metrics.storeCallFailures.unsafeUpdate(1, PING_LABELS)
+        return "Store.ping timed out"
+      }
+    }),
     Effect.matchCause({
       onSuccess: (): Outcome => ({ status: 200, body: JSON.stringify({ status: "ready" }), contentType: JSON_TYPE, route }),
       onFailure: (cause): Outcome => ({
