@@ -198,6 +198,31 @@ export const unlabelled: ReadonlyArray<Metric.Metric.Counter<number>> = [
   timerStarts
 ]
 
+/** The store methods `stint serve`'s requests call, whose failure series an alert watches. */
+const servedMethods = [
+  "authenticate",
+  "authenticateInTimerTransaction",
+  "withTimerTransaction",
+  "listClients",
+  "listProjects",
+  "createProject",
+  "findActiveEntry",
+  "listEntries",
+  "ping"
+]
+
+/**
+ * Shows the labelled counters an alert watches at 0 before they first move (when the listener starts): the store
+ * failures of every method `stint serve` calls, and the completed stops. A `rate()` over a series that does not exist
+ * yet is no data, not 0.
+ *
+ * @since 0.1.0
+ */
+export const presetLabelled = (): void => {
+  for (const method of servedMethods) storeCallFailures.unsafeUpdate(0, labels(["method", method]))
+  timerStops.unsafeUpdate(0, labels(["status", "completed"]))
+}
+
 const labelCache = new Map<string, ReadonlyArray<MetricLabel.MetricLabel>>()
 
 /**

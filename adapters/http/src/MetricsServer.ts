@@ -113,6 +113,7 @@ export const layer = (options: Options): Layer.Layer<MetricsServer, MetricsListe
       const host = options.host ?? "127.0.0.1"
       // Counters without labels show 0 from the first scrape on, not only once they first move.
       for (const counter of Metrics.unlabelled) counter.register()
+      Metrics.presetLabelled()
       const gauges = sampler(yield* Effect.serviceOption(PgStore.PoolStats))
       yield* Effect.addFinalizer(() => Effect.sync(gauges.stop))
       const exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })

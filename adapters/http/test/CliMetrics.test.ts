@@ -72,6 +72,11 @@ describe("the metrics listener", () => {
     for (const name of ["stint_rate_limit_rejections_total", "stint_idempotent_replays_total"]) {
       expect(before.get(PromText.sample(name))).toBe(0)
     }
+    // So are the labelled ones an alert watches: a rate() over a series that does not exist yet is no data, not 0.
+    for (const method of ["authenticate", "authenticateInTimerTransaction", "listEntries", "ping"]) {
+      expect(before.get(PromText.sample("stint_store_call_failures_total", { method }))).toBe(0)
+    }
+    expect(before.get(PromText.sample("stint_timer_stops_total", { status: "completed" }))).toBe(0)
 
     const created = await api(server, "POST", "/projects", { json: { clientId: ids.client, name: "Metrics" } })
     expect(created.status).toBe(201)
