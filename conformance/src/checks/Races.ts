@@ -134,15 +134,16 @@ export const register = (h: Harness, options: { readonly rounds: number }): void
 
         // One key, two inputs, all in flight at once: whichever executes first, the others with its input replay it
         // and those with the other input wait for it and get IDEMPOTENCY_CONFLICT. Never a second execution.
-        const projects = [world.projects.website, world.projects.app]
+        // Both inputs through both keys: requests 0 and 1 take the first project, 2 and 3 the second, and so on.
+        const inputs = Array.from({ length: 10 }, (_, i) => ({
+          key: keys[i % 2] ?? world.keys.member,
+          projectId: Math.floor(i / 2) % 2 === 0 ? world.projects.website : world.projects.app
+        }))
         const mixed = yield* Effect.all(
-          Array.from({ length: 10 }, (_, i) =>
+          inputs.map(({ key, projectId }) =>
             Effect.map(
-              stack.call("startTimer", as(keys[i % 2] ?? world.keys.member, {
-                idempotencyKey: "mixed",
-                body: json({ projectId: projects[Math.floor(i / 2) % 2] ?? "" })
-              })),
-              (outcome) => ({ projectId: projects[Math.floor(i / 2) % 2], outcome })
+              stack.call("startTimer", as(key, { idempotencyKey: "mixed", body: json({ projectId }) })),
+              (outcome) => ({ projectId, outcome })
             )),
           { concurrency: "unbounded" }
         )

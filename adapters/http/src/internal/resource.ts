@@ -9,8 +9,9 @@ import * as Option from "effect/Option"
 import * as TracingEnabled from "./tracingEnabled.js"
 
 /** The `service.name` unless `OTEL_SERVICE_NAME` says otherwise. */
-export const SERVICE_NAME = "stint"
+const SERVICE_NAME = "stint"
 
+/** The resource, read from the environment when the layer is built. */
 export const layer: Layer.Layer<Resource.Resource> = Layer.unwrapEffect(
   Effect.map(Effect.orDie(TracingEnabled.nonEmpty("OTEL_SERVICE_NAME")), (serviceName) =>
     Resource.layerFromEnv({ "service.name": Option.getOrElse(serviceName, () => SERVICE_NAME) }))
