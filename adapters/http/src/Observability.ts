@@ -9,6 +9,7 @@ import * as Headers from "@effect/platform/Headers"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
 import * as OtelApi from "@opentelemetry/api"
+import { W3CTraceContextPropagator } from "@opentelemetry/core"
 import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Store } from "@stint/core"
 import * as Arr from "effect/Array"
@@ -50,10 +51,13 @@ const endExit = (span: Tracer.Span, exit: Exit.Exit<unknown, unknown>): Exit.Exi
     : exit
 }
 
-/** The headers a caller's trace context may come in. */
+/** The headers a caller's trace context may come in, for a tracer other than `Tracing`'s (Effect's parsing). */
 const TRACE_HEADERS = ["traceparent", "tracestate", "b3", "x-b3-traceid", "x-b3-spanid", "x-b3-sampled"] as const
 
-/** The caller's trace context, when one was sent (most requests send none: then no headers are parsed). */
+/**
+ * The caller's trace context as Effect reads it (W3C `traceparent`, or B3, as Effect's own HTTP server does), for a
+ * tracer other than `Tracing`'s. Most requests send none: then no headers are parsed.
+ */
 const callerSpan = (arrived: Observer.Arrived): Option.Option<Tracer.AnySpan> => {
   let sent: Record<string, string> | undefined
   for (const name of TRACE_HEADERS) {
@@ -62,6 +66,38 @@ const callerSpan = (arrived: Observer.Arrived): Option.Option<Tracer.AnySpan> =>
   }
   return sent === undefined ? Option.none() : HttpTraceContext.fromHeaders(Headers.unsafeFromRecord(sent))
 }
+
+const w3c = new W3CTraceContextPropagator()
+const fromArrived: OtelApi.TextMapGetter<Observer.Arrived> = {
+  get: (arrived, name) => arrived.header(name),
+  keys: () => []
+}
+
+/**
+ * The caller's trace context under `Tracing`'s tracer: OpenTelemetry's W3C Trace Context propagator, the SDK's default
+ * (`traceparent` exactly as the standard writes it, lowercase hex and not all zeros, else ignored; `tracestate` kept
+ * and passed on to the request's spans). The OpenTelemetry context to start the request span in, and the caller's span
+ * as Effect sees it.
+ */
+const callerContext = (
+  arrived: Observer.Arrived
+): { readonly context: OtelApi.Context; readonly span: Tracer.ExternalSpan } | undefined => {
+  if (arrived.header("traceparent") === undefined) return undefined
+  const context = w3c.extract(OtelApi.ROOT_CONTEXT, arrived, fromArrived)
+  const caller = OtelApi.trace.getSpanContext(context)
+  if (caller === undefined) return undefined
+  return {
+    context,
+    span: Tracer.externalSpan({
+      traceId: caller.traceId,
+      spanId: caller.spanId,
+      sampled: (caller.traceFlags & OtelApi.TraceFlags.SAMPLED) !== 0
+    })
+  }
+}
+
+/** The ids of each request's span (sampled or not), by the request, for the line of a request its client abandons. */
+const requestIds = new WeakMap<Observer.Arrived, Readonly<Record<string, string>>>()
 
 const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
 
@@ -87,12 +123,22 @@ const unsampled = new WeakMap<object, OtelApi.SpanContext>()
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-    const caller = callerSpan(arrived)
-    const parent = Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan)
     const otel = OtelSpan.otelTracerOf(fiber.currentTracer)
-    if (otel === undefined) return tracedBy(fiber.currentTracer, clock, arrived.method, parent, self)
-    const started = OtelSpan.start(otel, arrived.method, "server", parent)
+    if (otel === undefined) {
+      const caller = callerSpan(arrived)
+      const parent = Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan)
+      return tracedBy(fiber.currentTracer, clock, arrived, parent, self)
+    }
+    const caller = callerContext(arrived)
+    const parent = caller === undefined ? Option.fromNullable(fiber.currentSpan) : Option.some(caller.span)
+    const started = OtelSpan.start(
+      otel,
+      arrived.method,
+      "server",
+      caller === undefined ? OtelSpan.contextOf(parent) : caller.context
+    )
     const ids = started.spanContext()
+    requestIds.set(arrived, { traceId: ids.traceId, spanId: ids.spanId })
     if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
       // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
       if (started.isRecording()) started.end()
@@ -137,12 +183,14 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
 const tracedBy = <A, E, R>(
   tracer: Tracer.Tracer,
   clock: Clock.Clock,
-  method: string,
+  arrived: Observer.Arrived,
   parent: Option.Option<Tracer.AnySpan>,
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
+  const method = arrived.method
   const span = tracer.span(method, parent, Context.empty(), [], clock.unsafeCurrentTimeNanos(), "server", SERVER_SPAN)
   span.attribute("http.request.method", method)
+  requestIds.set(arrived, { traceId: span.traceId, spanId: span.spanId })
   return Effect.onExit(
     Effect.withParentSpan(self, span),
     (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
@@ -181,10 +229,13 @@ const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<str
     )
   })
 
+/** The trace and span ids of a request its client abandoned, for its log line. */
+const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> => requestIds.get(arrived) ?? noFields
+
 /**
  * The hooks for what is switched on: with tracing, a server span per request named after its route
  * (`POST /api/v1/timers/start`, the method alone when no route matched) with its route, status, error code, request id
- * and key id (never the key), and `traceId`/`spanId` for the log line; with metrics, the request metrics. Both off: no
+ * and key id (never the key), and `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics. Both off: no
  * hooks at all.
  *
  * @since 0.1.0
@@ -203,7 +254,7 @@ export const hooks = (shape: ObserverShape): Observer.Observer => {
       return Effect.succeed(noFields)
     }
   return {
-    ...(shape.tracing ? { request: traced } : {}),
+    ...(shape.tracing ? { request: traced, aborted } : {}),
     ...(completed === undefined ? {} : { completed })
   }
 }

@@ -39,7 +39,7 @@ export interface Completed {
 }
 
 /**
- * Hooks into the handling of every request. Both optional; without them a request costs nothing more.
+ * Hooks into the handling of every request. All optional; without them a request costs nothing more.
  *
  * @since 0.1.0
  */
@@ -54,4 +54,9 @@ export interface Observer {
    * id are known. Answers fields to add to the request's log line (`traceId`, say), or none. Its failures are ignored.
    */
   readonly completed?: (record: Completed) => Effect.Effect<Readonly<Record<string, string>>>
+  /**
+   * Called instead of `completed` for a request its client abandoned (its handling was interrupted), with the request
+   * `request` was given: fields to add to the line that logs it (`traceId`, say), or none. Must not throw.
+   */
+  readonly aborted?: (arrived: Arrived) => Readonly<Record<string, string>>
 }

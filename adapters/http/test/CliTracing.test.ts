@@ -114,4 +114,35 @@ describe("OTLP/HTTP export", () => {
     expect((JSON.parse(line ?? "{}") as { annotations?: { traceId?: string } }).annotations?.traceId)
       .toBe(span.traceId)
   })
+
+  it("logs OpenTelemetry's complaints: a misconfigured variable, an unsupported one, a collector that refuses", async () => {
+    const db = `sqlite:${join(dir.path, "complaints.db")}`
+    await stintJson(["seed", writeJson(join(dir.path, "complaints.json"), fixture), "--database", db])
+    // A port nothing listens on: every export fails.
+    const closed = await receiver()
+    await closed.close()
+    server = await serve(["--port", "0", "--database", db], {
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: closed.url,
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+        OTEL_TRACES_SAMPLER: "bogus",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "grpc"
+      }
+    })
+    const complaints = () =>
+      server?.lines.flatMap((line) => {
+        if (!line.startsWith("{")) return [] // the listening line
+        const parsed = JSON.parse(line) as { message: string; annotations?: { component?: string } }
+        return parsed.annotations?.component === "opentelemetry" ? [parsed.message] : []
+      }) ?? []
+    expect(complaints().some((message) => message.startsWith("OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported")))
+      .toBe(true)
+    expect(complaints().some((message) => message.includes("OTEL_TRACES_SAMPLER value \"bogus\" invalid"))).toBe(true)
+    // Still traced (the SDK's default sampler) and still serving; the failed export is logged.
+    const response = await fetch(`${server.url}/api/v1/clients`, { headers: { authorization: `Bearer ${ownerKey}` } })
+    expect(response.status).toBe(200)
+    const refused = await eventually(() => complaints().find((message) => message.includes("ECONNREFUSED")), 30_000)
+    // The exception's message, not its JSON with a stack.
+    expect(refused).toMatch(/^connect ECONNREFUSED 127\.0\.0\.1:\d+$/)
+  })
 })

@@ -68,12 +68,14 @@ describe("request spans", () => {
         "stint.key_id": server.keyIdOf(keys.member)
       })
       expect(span.attributes["stint.error_code"]).toBeUndefined()
-      expect(span.status.code).not.toBe(SpanStatusCode.ERROR)
+      // OpenTelemetry leaves OK to the application: a success's status stays unset.
+      expect(span.status).toEqual({ code: SpanStatusCode.UNSET })
 
       const children = childrenOf(span)
       expect(children.map((child) => child.name).sort()).toEqual(["Store.authenticate", "Store.withTimerTransaction"])
       for (const child of children) {
         expect(child.kind).toBe(SpanKind.CLIENT)
+        expect(child.status).toEqual({ code: SpanStatusCode.UNSET })
         expect(child.spanContext().traceId).toBe(span.spanContext().traceId)
       }
       // Store calls are leaves.
@@ -98,7 +100,10 @@ describe("request spans", () => {
       expect(first?.name).toBe("GET /api/v1/timer")
       expect(first?.attributes).toMatchObject({ "stint.error_code": "INVALID_API_KEY", "http.response.status_code": 401 })
       expect(first?.attributes["stint.key_id"]).toBeUndefined()
-      expect(first?.status.code).not.toBe(SpanStatusCode.ERROR)
+      // A 4xx is the client's error, not the server's: the server span's status stays unset (OpenTelemetry's HTTP
+      // conventions).
+      expect(first?.status).toEqual({ code: SpanStatusCode.UNSET })
+      expect(second?.status).toEqual({ code: SpanStatusCode.UNSET })
       expect(second?.name).toBe("GET")
       expect(second?.attributes["http.route"]).toBeUndefined()
       expect(second?.attributes).toMatchObject({ "stint.error_code": "NOT_FOUND", "stint.request_id": unknown.requestId })
@@ -116,6 +121,44 @@ describe("request spans", () => {
       const span = only(serverSpans())
       expect(span.spanContext().traceId).toBe(traceId)
       expect(span.parentSpanContext?.spanId).toBe(parentId)
+    }))
+
+  it("keeps the caller's tracestate on the request span and its store-call children", () =>
+    withServer(memory, traced())(async (server) => {
+      exporter.reset()
+      await server.api("GET", "/api/v1/timer", {
+        key: keys.member,
+        headers: {
+          traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+          tracestate: "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7"
+        }
+      })
+      const span = only(serverSpans())
+      expect(span.spanContext().traceState?.serialize()).toBe("congo=t61rcWkgMzE,rojo=00f067aa0ba902b7")
+      const children = childrenOf(span)
+      expect(children).toHaveLength(2)
+      for (const child of children) {
+        expect(child.spanContext().traceState?.serialize()).toBe("congo=t61rcWkgMzE,rojo=00f067aa0ba902b7")
+      }
+    }))
+
+  it("ignores a traceparent the W3C standard does not allow (uppercase hex, all zeros, a bad version): a new trace", () =>
+    withServer(memory, traced())(async (server) => {
+      const sent = [
+        "00-4BF92F3577B34DA6A3CE929D0E0E4736-00F067AA0BA902B7-01",
+        "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-0000000000000000-01",
+        "ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra"
+      ]
+      for (const traceparent of sent) {
+        exporter.reset()
+        const reply = await server.api("GET", "/api/v1/timer", { key: keys.member, headers: { traceparent } })
+        expect(reply.status, traceparent).toBe(200)
+        const span = only(serverSpans())
+        expect(span.parentSpanContext, traceparent).toBeUndefined()
+        expect(span.spanContext().traceId.toLowerCase(), traceparent).not.toBe("4bf92f3577b34da6a3ce929d0e0e4736")
+      }
     }))
 
   it("a 5xx marks the request span and the failed store call as errors", () => {
@@ -222,14 +265,15 @@ describe("request spans", () => {
       }
       const span = only(serverSpans())
       expect(span.attributes["status.interrupted"]).toBe(true)
-      expect(span.status.code).not.toBe(SpanStatusCode.ERROR)
+      expect(span.status).toEqual({ code: SpanStatusCode.UNSET })
       const calls = childrenOf(span)
       expect(calls.map((call) => call.name).sort()).toEqual(["Store.authenticate", "Store.findActiveEntry"])
       const cut = calls.find((call) => call.name === "Store.findActiveEntry")
       expect(cut?.ended).toBe(true)
       expect(cut?.attributes["status.interrupted"]).toBe(true)
       expect(calls.find((call) => call.name === "Store.authenticate")?.attributes["status.interrupted"]).toBeUndefined()
-      expect(server.logs().some((line) => line.message === "request aborted by the client")).toBe(true)
+      const line = server.logs().find((line) => line.message === "request aborted by the client")
+      expect(line?.annotations).toMatchObject({ traceId: span.spanContext().traceId, spanId: span.spanContext().spanId })
     })
   })
 
@@ -296,6 +340,6 @@ describe("request spans", () => {
   it("switched off, there are no hooks to call at all; each part switches on its own hook", () => {
     expect(Observability.hooks({ metrics: false, tracing: false })).toEqual({})
     expect(Object.keys(Observability.hooks({ metrics: true, tracing: false }))).toEqual(["completed"])
-    expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["completed", "request"])
+    expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["aborted", "completed", "request"])
   })
 })

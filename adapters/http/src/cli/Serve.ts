@@ -118,9 +118,17 @@ const observing = (options: { readonly metricsPort: Option.Option<number>; reado
   Effect.gen(function*() {
     const tracing = yield* TracingEnabled.config
     if (Option.isNone(options.metricsPort) && !tracing) return undefined
-    const [observability, metricsServer, tracer] = yield* Effect.promise(() =>
-      Promise.all([import("../Observability.js"), import("../MetricsServer.js"), import("../Tracing.js")])
+    const [observability, metricsServer, tracer, diagnostics] = yield* Effect.promise(() =>
+      Promise.all([
+        import("../Observability.js"),
+        import("../MetricsServer.js"),
+        import("../Tracing.js"),
+        import("../internal/otelDiag.js")
+      ])
     )
+    // OpenTelemetry's complaints (a misconfigured variable, a failed export) go to the log, before anything is built.
+    diagnostics.install((line) => process.stdout.write(`${line}\n`))
+    if (tracing) for (const warning of diagnostics.unsupported(process.env)) diagnostics.warn(warning)
     const chosen: Observability.Options = {
       metrics: Option.match(options.metricsPort, {
         onNone: () => undefined,

@@ -57,8 +57,10 @@ export const now = (): OtelApi.HrTime => {
 }
 
 /**
- * Ends an OpenTelemetry span with the status an exit calls for: OK on success; on failure ERROR with the first error
- * recorded as an exception; an interruption alone is no error.
+ * Ends an OpenTelemetry span with the status an exit calls for: on failure ERROR with the first error recorded as an
+ * exception; otherwise the status stays unset, as OpenTelemetry asks of instrumentation (OK is the application's to
+ * set; a request answered with a 4xx is no error of the server's). An interruption alone is no error either: it is
+ * marked by the attribute `status.interrupted`.
  */
 export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void =>
   endWith(span, exit._tag === "Success" ? undefined : exit.cause)
@@ -66,25 +68,20 @@ export const end = (span: OtelApi.Span, exit: Exit.Exit<unknown, unknown>): void
 /** `end` with the failure's cause, `undefined` for a success (no `Exit` to allocate). */
 export const endWith = (span: OtelApi.Span, cause: Cause.Cause<unknown> | undefined): void => {
   const time = now()
-  if (cause === undefined || Cause.isEmpty(cause)) {
-    span.setStatus(OK)
-  } else if (Cause.isInterruptedOnly(cause)) {
-    span.setStatus({ code: OtelApi.SpanStatusCode.OK, message: "interrupted" })
-    span.setAttribute("status.interrupted", true)
-  } else {
-    const first = Cause.prettyErrors(cause)[0]
-    if (first === undefined) {
-      span.setStatus(OK)
+  if (cause !== undefined && !Cause.isEmpty(cause)) {
+    if (Cause.isInterruptedOnly(cause)) {
+      span.setAttribute("status.interrupted", true)
     } else {
-      first.stack = Cause.pretty(cause, { renderErrorCause: true })
-      span.recordException(first, time)
-      span.setStatus({ code: OtelApi.SpanStatusCode.ERROR, message: first.message })
+      const first = Cause.prettyErrors(cause)[0]
+      if (first !== undefined) {
+        first.stack = Cause.pretty(cause, { renderErrorCause: true })
+        span.recordException(first, time)
+        span.setStatus({ code: OtelApi.SpanStatusCode.ERROR, message: first.message })
+      }
     }
   }
   span.end(time)
 }
-
-const OK: OtelApi.SpanStatus = { code: OtelApi.SpanStatusCode.OK }
 
 const linkOf = (link: EffectTracer.SpanLink): OtelApi.Link => ({
   context: {
@@ -131,7 +128,7 @@ export class Span implements EffectTracer.Span {
       links.length > 0
         ? { kind: kinds[kind], startTime: now(), links: links.map(linkOf) }
         : { kind: kinds[kind], startTime: now() },
-      root ? OtelApi.ROOT_CONTEXT : parentContext(parent)
+      root ? OtelApi.ROOT_CONTEXT : contextOf(parent)
     )
     const spanContext = this.otel.spanContext()
     this.spanId = spanContext.spanId
@@ -245,18 +242,18 @@ export const register = (
 export const otelTracerOf = (tracer: EffectTracer.Tracer): OtelApi.Tracer | undefined => registered.get(tracer)
 
 /**
- * Starts an OpenTelemetry span (no links) on `tracer` under `parent`, as a `Span` would: to learn the sampler's
- * decision before making anything else (`new Span(…, started)` wraps it).
+ * Starts an OpenTelemetry span (no links) on `tracer` in `context`, as a `Span` would: to learn the sampler's decision
+ * before making anything else (`new Span(…, started)` wraps it).
  */
 export const start = (
   tracer: OtelApi.Tracer,
   name: string,
   kind: EffectTracer.SpanKind,
-  parent: Option.Option<EffectTracer.AnySpan>
-): OtelApi.Span => tracer.startSpan(name, { kind: kinds[kind], startTime: now() }, parentContext(parent))
+  context: OtelApi.Context
+): OtelApi.Span => tracer.startSpan(name, { kind: kinds[kind], startTime: now() }, context)
 
-/** The OpenTelemetry context a child of `parent` starts in: ours, a caller's (`traceparent`), or none. */
-const parentContext = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Context => {
+/** The OpenTelemetry context a child of `parent` starts in: ours, a caller's, or none. */
+export const contextOf = (parent: Option.Option<EffectTracer.AnySpan>): OtelApi.Context => {
   if (Option.isNone(parent)) return OtelApi.ROOT_CONTEXT
   const span = parent.value
   if (span instanceof Span) return span.parentContext()

@@ -141,6 +141,19 @@ export const logLine = (
 /** The path of a request target, for the aborted-request line: a query string may hold what should not be logged. */
 const pathOf = (url: string): string => url.split("?")[0] ?? ""
 
+/** The observer's fields for the line of an abandoned request; none when it has none or throws. */
+const abortedFields = (
+  observer: Observer.Observer | undefined,
+  incoming: Incoming
+): Readonly<Record<string, string>> => {
+  if (observer?.aborted === undefined) return NO_FIELDS
+  try {
+    return observer.aborted(incoming)
+  } catch {
+    return NO_FIELDS
+  }
+}
+
 /** Runs requests: `run(incoming, respond)` answers through `respond` and answers a function that aborts the request. */
 export interface Runner {
   readonly run: (incoming: Incoming, respond: (response: Outgoing) => void) => (() => void)
@@ -196,13 +209,10 @@ export const runner = (
           options.log.write(logLine("request", answered.level, answered.annotations, answered.cause, fiberId))
         }
       } else if (logs(LogLevel.Info)) {
-        options.log.write(logLine(
-          "request aborted by the client",
-          LogLevel.Info,
-          { requestId, method: incoming.method, path: pathOf(incoming.url) },
-          Cause.empty,
-          fiberId
-        ))
+        const annotations: Record<string, unknown> = { requestId, method: incoming.method, path: pathOf(incoming.url) }
+        const extra = abortedFields(options.observer, incoming)
+        for (const name in extra) annotations[name] = extra[name]
+        options.log.write(logLine("request aborted by the client", LogLevel.Info, annotations, Cause.empty, fiberId))
       }
     })
     return entry.interrupt
