@@ -10,7 +10,7 @@
  *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
  *     [--profile DIR] [--observability metrics,traces] [--against DIR]
  *
- * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per store in DIR,
+ * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per Stint server in DIR,
  * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`).
  *
  * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
@@ -263,22 +263,15 @@ const main = async () => {
   for (const store of stores) {
     const url = stintUrls[store]
     if (url === undefined) continue
-    const profiled = profileDir === undefined ? [] : [
-      "--cpu-prof",
-      "--cpu-prof-dir",
-      profileDir,
-      "--cpu-prof-name",
-      `stint-${store}.cpuprofile`
-    ]
-    const targets = [await Targets.stint(`stint-${store}`, url, work, profiled, observed)]
+    // Every Stint server of a comparison is profiled, not one side only: the profiler's cost would skew the ratios.
+    const profiled = (label: string) =>
+      profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${label}.cpuprofile`]
+    const targets = [await Targets.stint(`stint-${store}`, url, work, profiled(`stint-${store}`), observed)]
     const base = paired ? undefined : baseUrls[store]
     const plainUrl = plainUrls[store]
     if (plainUrl !== undefined) {
-      targets.push(
-        againstBin === undefined
-          ? await Targets.stint(`stint-${store}-plain`, plainUrl, work)
-          : await Targets.stint(`stint-${store}-against`, plainUrl, work, [], undefined, againstBin)
-      )
+      const label = againstBin === undefined ? `stint-${store}-plain` : `stint-${store}-against`
+      targets.push(await Targets.stint(label, plainUrl, work, profiled(label), undefined, againstBin))
     }
     if (shared !== undefined && base !== undefined) {
       targets.push(await Targets.baseline(`baseline-${store}`, join(shared, "baseline"), base, work))
@@ -372,8 +365,10 @@ const main = async () => {
   }
   if (profileDir !== undefined) {
     for (const store of stores) {
-      const file = join(profileDir, `stint-${store}.cpuprofile`)
-      if (existsSync(file)) process.stdout.write(`\n${Profile.summarize(file).join("\n")}\n`)
+      for (const label of [`stint-${store}`, `stint-${store}-plain`, `stint-${store}-against`]) {
+        const file = join(profileDir, `${label}.cpuprofile`)
+        if (existsSync(file)) process.stdout.write(`\n${Profile.summarize(file).join("\n")}\n`)
+      }
     }
   }
 
