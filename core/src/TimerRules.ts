@@ -83,8 +83,15 @@ export interface Started {
 }
 
 /**
- * Starts a timer on `target` at `now`; `PROJECT_NOT_FOUND` unless the project is ready for tracking (never saying
- * whether it exists).
+ * When an active entry ends at `now`: `now`, or its start when `now` is earlier. A clock can be behind the one that
+ * started the entry (another server instance whose clock lags, or this one's stepped back), and an entry never ends
+ * before it started.
+ */
+const notBefore = (entry: { readonly startedAt: number }, now: number): number => Math.max(now, entry.startedAt)
+
+/**
+ * Starts a timer on `target` at `now` (at the running entry's start when that is later: a clock behind the one that
+ * started it); `PROJECT_NOT_FOUND` unless the project is ready for tracking (never saying whether it exists).
  *
  * @since 0.1.0
  */
@@ -105,6 +112,11 @@ export const start = (options: {
   }
   const project = target.value
   const payRateCents = target.value.assignedRateCents
+  // The new entry starts where the running one ends, never before it started (`notBefore`).
+  const at = Option.match(options.running, {
+    onNone: () => options.now,
+    onSome: (running) => notBefore(running, options.now)
+  })
   const insert: EntryRow = {
     id: options.id,
     workspaceId: options.scope.workspaceId,
@@ -113,14 +125,14 @@ export const start = (options: {
     status: "active",
     billable: options.billable,
     note: options.note,
-    startedAt: options.now,
+    startedAt: at,
     endedAt: null,
     payRateCents
   }
   return Either.right({
     finish: Option.match(options.running, {
       onNone: () => undefined,
-      onSome: (running) => ({ id: running.id, status: "completed" as const, endedAt: options.now })
+      onSome: (running) => ({ id: running.id, status: "completed" as const, endedAt: at })
     }),
     insert,
     entry: {
@@ -141,7 +153,7 @@ export const start = (options: {
 }
 
 /**
- * Stops the caller's entry at `now`: only an active entry can be stopped.
+ * Stops the caller's entry at `now` (at its start when `now` is earlier): only an active entry can be stopped.
  *
  * @since 0.1.0
  */
@@ -154,7 +166,7 @@ export const stop = (
   }
   switch (entry.value.status) {
     case "active":
-      return Either.right({ id: entry.value.id, status: "completed", endedAt: now })
+      return Either.right({ id: entry.value.id, status: "completed", endedAt: notBefore(entry.value, now) })
     case "completed":
       return Either.left(new TimerAlreadyStopped({ message: "The timer was already stopped." }))
     case "voided":
@@ -163,14 +175,14 @@ export const stop = (
 }
 
 /**
- * Voids an entry: an active entry ends at `now`, a completed one keeps its end. Voiding twice is refused.
+ * Voids an entry: an active entry ends at `now` (at its start when `now` is earlier), a completed one keeps its end. Voiding twice is refused.
  *
  * @since 0.1.0
  */
 export const voidEntry = (entry: EntryRecord, now: number): Either.Either<EntryFinish, "already voided"> =>
   entry.status === "voided"
     ? Either.left("already voided")
-    : Either.right({ id: entry.id, status: "voided", endedAt: entry.endedAt ?? now })
+    : Either.right({ id: entry.id, status: "voided", endedAt: entry.endedAt ?? notBefore(entry, now) })
 
 /**
  * Moves an entry's start. It may not move past the entry's end, nor, for an active entry, past `now`.

@@ -234,4 +234,29 @@ export const registerTimed = (h: Harness): void => {
       expect(entry).toMatchObject({ status: "completed", durationSeconds: 90, earnings: "1.88" })
     })
   )
+
+  h.check("a clock behind the running timer's start (another instance's, or one stepped back) never ends an entry before it began", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const first = yield* startOk(stack, world.keys.member, world.projects.website)
+      // The next request is served by a clock 5 s behind: the start completes the first entry where it began.
+      yield* stack.clock.advance(-5_000)
+      const second = yield* startOk(stack, world.keys.member, world.projects.website)
+      expect(second.stoppedTimerId).toBe(first.id)
+      const timer = yield* running(stack, world.keys.member)
+      expect(timer.elapsedSeconds).toBe(0)
+      yield* stack.clock.advance(-3_000)
+      yield* stopOk(stack, world.keys.member, second.id)
+      yield* stack.clock.advance(8_000)
+      const entries = yield* history(stack, world.keys.member)
+      expect(entries.map((entry) => entry.id).sort()).toEqual([first.id, second.id].sort())
+      for (const entry of entries) {
+        expect(entry).toMatchObject({ status: "completed", durationSeconds: 0, earnings: "0.00" })
+        expect(Date.parse(entry.endedAt ?? "")).toBe(Date.parse(entry.startedAt))
+      }
+      // The second begins where the first ended.
+      const [firstEntry, secondEntry] = [first.id, second.id].map((id) => entries.find((entry) => entry.id === id))
+      expect(secondEntry?.startedAt).toBe(firstEntry?.endedAt)
+    })
+  )
 }
