@@ -13,7 +13,7 @@ import { AdminInputInvalid, RecordConflict, RecordNotFound, type StoreError } fr
 import * as Fixture from "./Fixture.js"
 import * as Ids from "./Ids.js"
 import type { ApiKeyInfo, EntryRecord, UserScope } from "./Records.js"
-import { isWritableInstant, parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
+import { DEFAULT_COLOR, isWritableInstant, parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
 import { Store, type TimerChanges } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
@@ -76,7 +76,8 @@ export const createClient = (
 ) =>
   Effect.gen(function*() {
     const id = yield* withId(input.id)
-    const summary = { id, workspaceId: input.workspaceId, name: input.name, color: input.color ?? null }
+    // As stored: ids in lowercase, the default color when none is given.
+    const summary = { id, workspaceId: input.workspaceId.toLowerCase(), name: input.name, color: input.color ?? DEFAULT_COLOR }
     yield* Fixture.load({ clients: [summary] })
     return summary
   })
@@ -91,7 +92,7 @@ export const createProject = (
 ) =>
   Effect.gen(function*() {
     const id = yield* withId(input.id)
-    const summary = { id, clientId: input.clientId, name: input.name, color: input.color ?? null }
+    const summary = { id, clientId: input.clientId.toLowerCase(), name: input.name, color: input.color ?? DEFAULT_COLOR }
     yield* Fixture.load({ projects: [summary] })
     return summary
   })

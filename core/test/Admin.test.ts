@@ -106,6 +106,15 @@ describe("Admin", () => {
       expect(twice._tag).toBe("RecordNotFound")
     }).pipe(Effect.provide(MemoryStore.layerMemory)))
 
+  it.effect("answers a client and a project as stored: the default color when none is given, ids in lowercase", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const client = yield* Admin.createClient({ workspaceId: w.workspace.id.toUpperCase(), name: "Plain" })
+      expect(client).toMatchObject({ workspaceId: w.workspace.id, name: "Plain", color: "#ff5c35" })
+      const project = yield* Admin.createProject({ clientId: client.id.toUpperCase(), name: "Plain", color: null })
+      expect(project).toMatchObject({ clientId: client.id, name: "Plain", color: "#ff5c35" })
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
   it.effect("refuses admin input that breaks the fixture rules, naming the field", () =>
     Effect.gen(function*() {
       const w = yield* setup

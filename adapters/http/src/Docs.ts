@@ -158,7 +158,8 @@ export const render = (document: unknown): string => {
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
     `<title>${escape(title)} reference</title><style>${style}</style></head><body>` +
     `<header><h1>${escape(title)}</h1>${prose(stringAt(info, "description"))}` +
-    `<p>Machine-readable: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a> (OpenAPI 3.1).</p>` +
+    // Relative to the page (`…/docs`), so that it names the document under any mount prefix.
+    `<p>Machine-readable: <a href="api/v1/openapi.json">api/v1/openapi.json</a> (OpenAPI 3.1).</p>` +
     `<nav><ul>${
       operations.map(({ method, operation, path }) => {
         const name = stringAt(operation, "operationId") ?? ""

@@ -128,11 +128,12 @@ const unavailable = (
 const shuttingDown = (requestId: string) =>
   Dispatch.failure(requestId, null, "NOT_READY", 503, "The service is shutting down.")
 
-const webIncoming = (request: Request, url: string): Pipeline.Incoming => ({
+const webIncoming = (request: Request, url: string, prefix: string): Pipeline.Incoming => ({
   method: request.method,
   url,
   header: (name) => request.headers.get(name) ?? undefined,
-  body: () => Body.fromWeb(request)
+  body: () => Body.fromWeb(request),
+  ...(prefix === "" ? {} : { prefix })
 })
 
 const toResponse = (outgoing: Pipeline.Outgoing): Response =>
@@ -152,20 +153,20 @@ const handlers = (core: Core, prefix: string): { readonly fetch: FetchHandler; r
       runner = await core.runner()
     } catch (error) {
       return new Promise((resolve) =>
-        unavailable(core.writer, webIncoming(request, target ?? url.pathname), error, (out) => resolve(toResponse(out)))
+        unavailable(core.writer, webIncoming(request, target ?? url.pathname, prefix), error, (out) => resolve(toResponse(out)))
       )
     }
     if (target === undefined) {
-      const outside = webIncoming(request, `${url.pathname}${url.search}`)
+      const outside = webIncoming(request, `${url.pathname}${url.search}`, "")
       return new Promise((resolve) =>
         runner.answer(outside, (id) => Dispatch.notFound(id, url.pathname), (out) => resolve(toResponse(out)))
       )
     }
-    return answerWeb(webIncoming(request, target), runner)
+    return answerWeb(webIncoming(request, target, prefix), runner)
   }
   const serveNode = (runner: Pipeline.Runner, request: Http.IncomingMessage, response: Http.ServerResponse, target: string) => {
-    if (!core.closing()) return NodeIo.serve(runner, request, response, target)
-    runner.answer(NodeIo.incoming(request, target), shuttingDown, (out) => NodeIo.write(response, out))
+    if (!core.closing()) return NodeIo.serve(runner, request, response, target, prefix)
+    runner.answer(NodeIo.incoming(request, target, prefix), shuttingDown, (out) => NodeIo.write(response, out))
   }
   const node: NodeHandler = (request, response, next) => {
     const raw = request.url ?? "/"

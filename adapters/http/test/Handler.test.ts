@@ -4,7 +4,7 @@
  * 404), and `dispose()` under load (every request in flight answered, later ones refused, then the store released).
  */
 import { Store } from "@stint/core"
-import { Handler } from "@stint/http"
+import { Handler, OpenApiDocument } from "@stint/http"
 import { SqliteStore } from "@stint/sqlite"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -201,6 +201,22 @@ describe("a mount prefix", () => {
       // The spec's paths without the prefix are not the API's.
       expect((await send(url, { method: "GET", path: "/api/v1/clients", headers: bearer(keys.member) })).text)
         .not.toContain("\"clients\":")
+    }
+  })
+
+  it("names it in the OpenAPI document (its server; the paths stay the spec's) and links the document from /docs relatively", async () => {
+    const atRoot = JSON.parse(OpenApiDocument.json) as { servers: ReadonlyArray<{ url: string }>; paths: object }
+    expect(atRoot.servers.map((server) => server.url)).toEqual(["/"])
+    for (const url of [viaNode.url, viaFetch.url]) {
+      const reply = await send(url, { method: "GET", path: "/time/api/v1/openapi.json" })
+      expect(reply.status).toBe(200)
+      const document = JSON.parse(reply.text) as { servers: ReadonlyArray<{ url: string }>; paths: object }
+      expect(document.servers.map((server) => server.url)).toEqual(["/time"])
+      expect(Object.keys(document.paths)).toEqual(Object.keys(atRoot.paths))
+      // The page's link, resolved against the page's own address, is the document under the prefix.
+      const page = await send(url, { method: "GET", path: "/time/docs" })
+      const link = /Machine-readable: <a href="([^"]+)"/.exec(page.text)?.[1]
+      expect(new URL(link ?? "", `${url}/time/docs`).pathname).toBe("/time/api/v1/openapi.json")
     }
   })
 

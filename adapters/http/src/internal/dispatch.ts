@@ -27,6 +27,8 @@ export interface Incoming {
   readonly header: (name: string) => string | undefined
   /** The body, read only by the routes that declare one. */
   readonly body: () => Body.Source
+  /** The mount prefix the request came through (`/time`), absent at the root: the OpenAPI document names it. */
+  readonly prefix?: string | undefined
 }
 
 /** What a request came to, before the request id and the log line are added. */
@@ -205,7 +207,12 @@ export const dispatch = (incoming: Incoming, requestId: string): Effect.Effect<O
     case "Health":
       return Effect.succeed({ status: 200, body: healthBody, contentType: JSON_TYPE, route })
     case "OpenApi":
-      return Effect.succeed({ status: 200, body: OpenApiDocument.json, contentType: JSON_TYPE, route })
+      return Effect.succeed({
+        status: 200,
+        body: incoming.prefix === undefined ? OpenApiDocument.json : OpenApiDocument.jsonAt(incoming.prefix),
+        contentType: JSON_TYPE,
+        route
+      })
     case "Docs":
       return Effect.succeed({
         status: 200,

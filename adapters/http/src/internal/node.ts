@@ -6,12 +6,16 @@ import type * as Http from "node:http"
 import * as Body from "./body.js"
 import type * as Pipeline from "./pipeline.js"
 
-/** A Node request as the pipeline reads it, under the request target `url` (a mount prefix already removed). */
-export const incoming = (request: Http.IncomingMessage, url: string): Pipeline.Incoming => ({
+/**
+ * A Node request as the pipeline reads it, under the request target `url` (the mount prefix `prefix`, if any, already
+ * removed).
+ */
+export const incoming = (request: Http.IncomingMessage, url: string, prefix?: string): Pipeline.Incoming => ({
   method: request.method ?? "GET",
   url,
   header: (name) => Body.nodeHeader(request, name),
-  body: () => Body.fromNode(request)
+  body: () => Body.fromNode(request),
+  ...(prefix === undefined || prefix === "" ? {} : { prefix })
 })
 
 /** Writes a response, unless the connection is already gone. */
@@ -26,10 +30,11 @@ export const serve = (
   runner: Pipeline.Runner,
   request: Http.IncomingMessage,
   response: Http.ServerResponse,
-  url: string
+  url: string,
+  prefix?: string
 ): void => {
   let answered = false
-  const abort = runner.run(incoming(request, url), (outgoing) => {
+  const abort = runner.run(incoming(request, url, prefix), (outgoing) => {
     answered = true
     write(response, outgoing)
   })
