@@ -33,6 +33,19 @@ const withoutFraming = (headers: Readonly<Record<string, string>>): Record<strin
   return rest
 }
 
+/** How long the requests cut off at the shutdown deadline may take to end as aborted. */
+const ABORTED_GRACE_MILLIS = 1_000
+
+/** `promise`, or nothing after `millis`. */
+const settled = (promise: Promise<void>, millis: number): Promise<void> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, millis)
+    void promise.then(() => {
+      clearTimeout(timer)
+      resolve()
+    })
+  })
+
 /**
  * The whole service as an `HttpApp` (for `HttpServer.serve`, a router, or `HttpApp.toWebHandler`), on the same
  * pipeline as `layer` and the handlers of `Handler`: the seven operations under `/api/v1`, `/healthz`, `/readyz`,
@@ -167,7 +180,17 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
         }, Cause.empty, "#0"))
       })
       yield* listen(server, options.host, options.port)
-      yield* Effect.addFinalizer(() => tracker.drain(options.shutdownTimeout ?? Duration.seconds(30)))
+      yield* Effect.addFinalizer(() =>
+        Effect.zipRight(
+          tracker.drain(options.shutdownTimeout ?? Duration.seconds(30)),
+          // Requests cut off at the deadline (their connections closed) end as aborted, each with its log line,
+          // before the log and the store close.
+          Effect.promise(() => {
+            runner.interruptAll()
+            return settled(runner.whenIdle(), ABORTED_GRACE_MILLIS)
+          })
+        )
+      )
       return HttpServer.make({
         address: addressOf(server),
         serve: () => Effect.dieMessage("Stint's server serves its own pipeline only; use Server.app with your own server")

@@ -270,13 +270,15 @@ for (const store of stores) {
 }
 
 describe("shutdown with a request that never finishes", () => {
-  it("closes the request's connection after the shutdown timeout and completes", async () => {
+  it("closes the request's connection after the shutdown timeout, logs the request as aborted, and completes", async () => {
+    const lines: Array<string> = []
     const hung = Layer.effect(
       Store.Store,
       Effect.map(Store.Store, (store): StoreShape => ({ ...store, listClients: () => Effect.never }))
     ).pipe(Layer.provide(MemoryStore.layerMemory))
     const runtime = ManagedRuntime.make(
-      Server.layer({ host: "127.0.0.1", port: 0, shutdownTimeout: "200 millis" }).pipe(Layer.provideMerge(hung))
+      Server.layer({ host: "127.0.0.1", port: 0, shutdownTimeout: "200 millis", log: (line) => lines.push(line) })
+        .pipe(Layer.provideMerge(hung))
     )
     await runtime.runPromise(Effect.asVoid(Fixture.load(fixture)))
     const address = (await runtime.runPromise(HttpServer.HttpServer)).address
@@ -292,6 +294,12 @@ describe("shutdown with a request that never finishes", () => {
     // Not the 30 s default: the configured timeout, then the hung request's connection is closed under it.
     expect(Date.now() - started).toBeLessThan(2000)
     expect(await request).toBe("ECONNRESET")
+    // One line per request, also for the one cut off: written before the server's scope closed.
+    const logged = lines.map((line) => JSON.parse(line) as { message: string; annotations: Record<string, unknown> })
+    expect(logged).toContainEqual(expect.objectContaining({
+      message: "request aborted by the client",
+      annotations: expect.objectContaining({ method: "GET", path: "/api/v1/clients" })
+    }))
   })
 })
 
