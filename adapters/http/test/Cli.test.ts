@@ -2,10 +2,11 @@
  * The `stint` binary's one-shot commands on SQLite: help, usage errors, database addresses, migrate, seed (and the
  * refusal of an invalid fixture without writing anything).
  */
-import { existsSync } from "node:fs"
+import { spawn } from "node:child_process"
+import { closeSync, existsSync, openSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { build, stint, stintJson, tempDir } from "./CliHarness.js"
+import { bin, build, stint, stintJson, tempDir } from "./CliHarness.js"
 import { dumpSqlite, fixture, ids, ownerKey, writeJson } from "./CliFixture.js"
 
 const dir = tempDir()
@@ -86,6 +87,66 @@ describe("usage errors", () => {
     const result = await stint(["serve", "--database", `sqlite:${freshDb()}`], { env: { STINT_PORT: "eighty" } })
     expect(result.code).toBe(2)
     expectOneLineError(result.stderr, /^stint: /)
+  })
+
+  it("an empty, hexadecimal or exponent STINT_PORT and an empty host are refused, not read as another address", async () => {
+    const db = `sqlite:${freshDb()}`
+    for (const env of [{ STINT_PORT: "" }, { STINT_PORT: " 0x10 " }, { STINT_PORT: "1e3" }, { STINT_METRICS_PORT: "" }, { STINT_HOST: "" }]) {
+      const result = await stint(["serve", ...("STINT_PORT" in env ? [] : ["--port", "0"]), "--database", db], { env })
+      expect(result.code, JSON.stringify(env)).toBe(2)
+      expectOneLineError(result.stderr, /^stint: .*(STINT_PORT|STINT_METRICS_PORT|STINT_HOST)/)
+    }
+    const blankHost = await stint(["serve", "--host", "", "--port", "0", "--database", db])
+    expect(blankHost.code).toBe(2)
+    expectOneLineError(blankHost.stderr, /^stint: --host must be an address, not empty/)
+  })
+})
+
+describe("output", () => {
+  /** `stint ARGS` with its stdout on `stdout` (a file descriptor), answering its exit code and stderr. */
+  const withStdout = (args: ReadonlyArray<string>, stdout: number | "pipe-closed") =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bin, ...args], {
+        stdio: ["ignore", stdout === "pipe-closed" ? "pipe" : stdout, "pipe"]
+      })
+      // Nobody reads what it prints: its writes fail with EPIPE.
+      if (stdout === "pipe-closed") child.stdout?.destroy()
+      let stderr = ""
+      child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
+      child.on("exit", (code) => resolve({ code, stderr }))
+    })
+
+  it("a command whose output cannot be written (a full disk, a closed pipe) fails in one line, saying what was done", async () => {
+    const db = freshDb()
+    const full = openSync("/dev/full", "w")
+    try {
+      await stintJson(["seed", writeJson(join(dir.path, "output-fixture.json"), fixture), "--database", `sqlite:${db}`])
+      for (const stdout of [full, "pipe-closed"] as const) {
+        const result = await withStdout(
+          ["keys", "create", "--user", ids.owner, "--workspace", ids.workspace, "--database", `sqlite:${db}`],
+          stdout
+        )
+        expect(result.code, String(stdout)).toBe(1)
+        expectOneLineError(
+          result.stderr,
+          /^stint: could not write to standard output \((ENOSPC|EPIPE)\): the command's changes were made, but what it printed is lost$/
+        )
+      }
+    } finally {
+      closeSync(full)
+    }
+  })
+
+  it("stdout is the command's output only: --log-level debug writes its log lines to stderr", async () => {
+    const db = `sqlite:${freshDb()}`
+    const migrated = await stint(["migrate", "--log-level", "debug", "--database", db])
+    expect(migrated.code, migrated.stderr).toBe(0)
+    expect(JSON.parse(migrated.stdout)).toEqual({ migrated: true, database: db })
+    expect(migrated.stderr).toMatch(/level=DEBUG .*message="Running migration"/)
+    const seeded = await stint(["seed", writeJson(join(dir.path, "debug-fixture.json"), fixture), "--log-level", "debug", "--database", `sqlite:${freshDb()}`])
+    expect(seeded.code, seeded.stderr).toBe(0)
+    expect(JSON.parse(seeded.stdout)).toMatchObject({ counts: { workspaces: 1 } })
+    expect(seeded.stderr).toMatch(/level=DEBUG/)
   })
 })
 

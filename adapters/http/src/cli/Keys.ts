@@ -6,10 +6,9 @@
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Admin, type Records, Schemas } from "@stint/core"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { database, printJson, uuid, withAdminStore } from "../internal/cliOptions.js"
+import { database, printJson, printLine, uuid, withAdminStore } from "../internal/cliOptions.js"
 import { usageOnly } from "../internal/cliUsage.js"
 
 const iso = (millis: number) => new Date(millis).toISOString()
@@ -40,7 +39,7 @@ export const create = Command.make("create", {
 }, ({ database, json, user, workspace }) =>
   Effect.gen(function*() {
     const key = yield* Admin.createApiKey({ userId: user, workspaceId: workspace, scopes: Schemas.SCOPES })
-    yield* json ? printJson({ ...key, scopes: Schemas.SCOPES }) : Console.log(key.key)
+    yield* json ? printJson({ ...key, scopes: Schemas.SCOPES }) : printLine(key.key)
   }).pipe(withAdminStore(database))).pipe(
     Command.withDescription(
       "Create an API key with all five scopes for a user in a workspace and print its plaintext, the only time it " +

@@ -6,11 +6,10 @@
 import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import { Fixture } from "@stint/core"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Database from "../Database.js"
 import { CliError } from "../internal/cliFailure.js"
-import { database, printJson, withStore } from "../internal/cliOptions.js"
+import { database, logToStderr, printJson, printLine, withStore } from "../internal/cliOptions.js"
 import * as FixtureFile from "../internal/fixtureFile.js"
 import * as Heap from "../internal/heap.js"
 
@@ -51,6 +50,6 @@ export const seed = Command.make("seed", {
  */
 export const migrate = Command.make("migrate", { database }, ({ database }) =>
   Effect.zipRight(
-    Database.migrate(database),
-    Console.log(JSON.stringify({ migrated: true, database: Database.redact(database) }))
+    Effect.provide(Database.migrate(database), logToStderr),
+    printLine(JSON.stringify({ migrated: true, database: Database.redact(database) }))
   )).pipe(Command.withDescription("Apply pending migrations and exit."))

@@ -10,7 +10,9 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import { Settings } from "@stint/core"
 import * as Config from "effect/Config"
 import * as Console from "effect/Console"
+import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
@@ -46,17 +48,36 @@ export const settingsConfig: Config.Config<Settings.SettingsShape> = Config.all(
 
 const Port = Schema.Number.pipe(Schema.int(), Schema.between(0, 65535))
 
+/**
+ * A port from the environment: decimal digits only. `Config.integer` would read `0x10` as 16 and `1e3` as 1000, and
+ * an empty value is no port at all (the flags take neither).
+ */
+const envPort = (name: string): Config.Config<number> =>
+  Config.string(name).pipe(Config.mapOrFail((text) =>
+    /^[0-9]{1,5}$/.test(text.trim())
+      ? Either.right(Number(text.trim()))
+      : Either.left(ConfigError.InvalidData([], `must be an integer from 0 to 65535, got ${JSON.stringify(text)}`))
+  ))
+
+/** A host from the environment, not blank: an empty host would bind every interface. */
+const envHost = (name: string): Config.Config<string> =>
+  Config.string(name).pipe(Config.validate({ message: "must not be empty", validation: (text) => text.trim() !== "" }))
+
+/** A host given: not blank (Node would bind every interface). */
+const NonBlank = Schema.String.pipe(Schema.filter((text) => text.trim() !== ""))
+
 const host = Options.text("host").pipe(
   Options.withPseudoName("HOST"),
   Options.withDescription("Address to listen on. Environment: STINT_HOST. Default: 127.0.0.1."),
-  Options.withFallbackConfig(Config.string("STINT_HOST")),
-  Options.withDefault("127.0.0.1")
+  Options.withFallbackConfig(envHost("STINT_HOST")),
+  Options.withDefault("127.0.0.1"),
+  check("host", NonBlank, "an address, not empty")
 )
 
 const port = Options.integer("port").pipe(
   Options.withPseudoName("PORT"),
   Options.withDescription("Port to listen on; 0 picks a free port. Environment: STINT_PORT. Default: 8787."),
-  Options.withFallbackConfig(Config.integer("STINT_PORT")),
+  Options.withFallbackConfig(envPort("STINT_PORT")),
   Options.withDefault(8787),
   check("port", Port, "an integer from 0 to 65535")
 )
@@ -67,7 +88,7 @@ const metricsPort = Options.integer("metrics-port").pipe(
     "Serve Prometheus metrics at http://METRICS_HOST:PORT/metrics, a listener of its own (never the API's port); " +
       "0 picks a free port. Environment: STINT_METRICS_PORT. Default: no metrics."
   ),
-  Options.withFallbackConfig(Config.integer("STINT_METRICS_PORT")),
+  Options.withFallbackConfig(envPort("STINT_METRICS_PORT")),
   check("metrics-port", Port, "an integer from 0 to 65535"),
   Options.optional
 )
@@ -75,8 +96,9 @@ const metricsPort = Options.integer("metrics-port").pipe(
 const metricsHost = Options.text("metrics-host").pipe(
   Options.withPseudoName("HOST"),
   Options.withDescription("Address of the metrics listener. Environment: STINT_METRICS_HOST. Default: 127.0.0.1."),
-  Options.withFallbackConfig(Config.string("STINT_METRICS_HOST")),
-  Options.withDefault("127.0.0.1")
+  Options.withFallbackConfig(envHost("STINT_METRICS_HOST")),
+  Options.withDefault("127.0.0.1"),
+  check("metrics-host", NonBlank, "an address, not empty")
 )
 
 const demo = Options.boolean("demo").pipe(

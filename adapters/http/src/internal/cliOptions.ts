@@ -8,8 +8,8 @@ import * as Options from "@effect/cli/Options"
 import * as ValidationError from "@effect/cli/ValidationError"
 import { Schemas, type Store } from "@stint/core"
 import * as Config from "effect/Config"
-import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -76,12 +76,52 @@ export const color = Options.text("color").pipe(
   Options.optional
 )
 
-/** Prints a value as JSON on stdout. */
-export const printJson = (value: unknown): Effect.Effect<void> => Console.log(JSON.stringify(value, null, 2))
+/** Errors of standard output are reported to `printLine`'s callback; without a listener they would crash the process. */
+let listening = false
 
-/** Runs an effect against the migrated database at `url`, closing it afterwards. */
+/**
+ * Writes one line on stdout, and fails (exit 1, one line on stderr) when it cannot be written: a full disk, a closed
+ * pipe. What a command prints may be the only copy of what it did (a generated key's plaintext), so a lost output is
+ * a failure, not a success; the message says that the command's change was made.
+ */
+export const printLine = (text: string): Effect.Effect<void, CliError> =>
+  Effect.async<void, CliError>((resume) => {
+    if (!listening) {
+      listening = true
+      process.stdout.on("error", () => {})
+    }
+    try {
+      process.stdout.write(`${text}\n`, (error) => resume(error == null ? Effect.void : Effect.fail(lost(error))))
+    } catch (error) {
+      resume(Effect.fail(lost(error)))
+    }
+  })
+
+const lost = (error: unknown): CliError =>
+  new CliError({
+    message: `could not write to standard output (${
+      Predicate.hasProperty(error, "code") ? String(error.code) : String(error)
+    }): the command's changes were made, but what it printed is lost`
+  })
+
+/** Prints a value as JSON on stdout (see `printLine`). */
+export const printJson = (value: unknown): Effect.Effect<void, CliError> => printLine(JSON.stringify(value, null, 2))
+
+/**
+ * Effect's log lines (`--log-level debug`: the migrations, say) on stderr, in the default logger's format: a command's
+ * stdout is its output (JSON a script reads), never its log.
+ */
+export const logToStderr = Logger.replace(
+  Logger.defaultLogger,
+  // Straight to the stream: the command line silences the console's `error` (@effect/cli's own error output).
+  Logger.map(Logger.logfmtLogger, (line) => {
+    process.stderr.write(`${line}\n`)
+  })
+)
+
+/** Runs an effect against the migrated database at `url`, closing it afterwards; its log lines go to stderr. */
 export const withStore = (url: string) => <A, E>(self: Effect.Effect<A, E, Store.Store>) =>
-  Effect.provide(self, Database.layer(url))
+  Effect.provide(Effect.provide(self, Database.layer(url)), logToStderr)
 
 /** The flag that gives each field of the record an admin command writes. */
 const FLAG_OF: Readonly<Record<string, string>> = {
