@@ -18,7 +18,7 @@ import pg from "pg"
 import { from as copyFrom } from "pg-copy-streams"
 import * as AdminResults from "./AdminResults.js"
 import * as AdminStatements from "./AdminStatements.js"
-import { type PoolSettings, type Row, types } from "./Database.js"
+import { libpqCompatible, type PoolSettings, resolveSslMode, type Row, types } from "./Database.js"
 import { storeError } from "./Failure.js"
 import { type Compiled, raw } from "./Sql.js"
 import * as Text from "./Text.js"
@@ -31,7 +31,7 @@ const connect = (settings: PoolSettings): Effect.Effect<pg.Client, StoreError> =
   Effect.tryPromise({
     try: async () => {
       const client = new pg.Client({
-        connectionString: settings.url,
+        connectionString: libpqCompatible(await resolveSslMode(settings.url, settings.connectTimeoutMillis)),
         connectionTimeoutMillis: settings.connectTimeoutMillis,
         statement_timeout: 0,
         idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MILLIS,

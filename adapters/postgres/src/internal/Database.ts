@@ -72,6 +72,54 @@ export const libpqCompatible = (url: string): string => {
   return params.has("sslmode") && !params.has("uselibpqcompat") ? `${url}&uselibpqcompat=true` : url
 }
 
+/** `url` with its `sslmode` set to `mode`. */
+const withSslMode = (url: string, mode: string): string => {
+  const query = url.indexOf("?")
+  const params = new URLSearchParams(url.slice(query + 1))
+  params.set("sslmode", mode)
+  return `${url.slice(0, query)}?${params.toString()}`
+}
+
+/** Whether connecting to `url` works, and if not, the error. */
+const tryConnect = async (url: string, connectTimeoutMillis: number): Promise<unknown> => {
+  const client = new pg.Client({ connectionString: libpqCompatible(url), connectionTimeoutMillis: connectTimeoutMillis })
+  client.on("error", () => undefined)
+  try {
+    await client.connect()
+    return undefined
+  } catch (error) {
+    return error ?? new Error("connecting failed")
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
+/** A server without SSL refusing an encrypted connection, as node-postgres reports it. */
+const noSsl = (error: unknown): boolean => error instanceof Error && /does not support SSL/i.test(error.message)
+
+/** A server refusing an unencrypted connection (`hostssl` only in `pg_hba.conf`): SQLSTATE 28000 or 28P01. */
+const refusedPlain = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && ["28000", "28P01"].includes(String((error as { code?: unknown }).code))
+
+/**
+ * The address to connect with, `sslmode` as libpq reads it. node-postgres connects one way only, and reads `allow` as
+ * `verify-full`; libpq's `prefer` (encrypt when the server can, else not) and `allow` (do not encrypt unless the
+ * server insists) try one way, then the other. So for those two, one connection is tried when the pool is made, and
+ * the address used from then on says `require` (encrypt, certificate not verified) or `disable`. Any other address,
+ * and one whose first try fails for another reason (the server is down: the pool will say so), is used as it is.
+ */
+export const resolveSslMode = async (url: string, connectTimeoutMillis: number): Promise<string> => {
+  const query = url.indexOf("?")
+  if (query < 0) return url
+  const params = new URLSearchParams(url.slice(query + 1))
+  const mode = params.get("sslmode")
+  if ((mode !== "prefer" && mode !== "allow") || params.has("uselibpqcompat")) return url
+  const encrypted = withSslMode(url, "require")
+  const plain = withSslMode(url, "disable")
+  if (mode === "prefer") return noSsl(await tryConnect(encrypted, connectTimeoutMillis)) ? plain : encrypted
+  return refusedPlain(await tryConnect(plain, connectTimeoutMillis)) ? encrypted : plain
+}
+
 /** How much longer than the server's statement timeout the client waits before giving a connection up. */
 const CLIENT_GRACE_MILLIS = 1_000
 
@@ -86,9 +134,9 @@ export const makePool = (
   purpose: "queries" | "migrations" = "queries"
 ): Effect.Effect<pg.Pool, never, Scope.Scope> =>
   Effect.acquireRelease(
-    Effect.sync(() => {
+    Effect.map(Effect.promise(() => resolveSslMode(settings.url, settings.connectTimeoutMillis)), (url) => {
       const pool = new pg.Pool({
-        connectionString: libpqCompatible(settings.url),
+        connectionString: libpqCompatible(url),
         connectionTimeoutMillis: settings.connectTimeoutMillis,
         // Migrations may legitimately run long (and wait for another instance's): no statement timeout for them.
         ...(purpose === "queries"
