@@ -190,5 +190,10 @@ describe("records created from the command line", () => {
       /^stint: --project: unknown project$/
     )
     await expectRefused(["projects", "archive", "--id", "0190b000-0000-7000-8000-0000000000fd"], /not found/)
+    // A record that exists already is named by its kind and flags.
+    await expectRefused(
+      ["memberships", "add", "--workspace", world.workspace, "--user", world.owner, "--role", "member"],
+      /^stint: membership \(--workspace --user\) \S+ \S+ already exists$/
+    )
   })
 })

@@ -145,13 +145,30 @@ const FLAG_OF: Readonly<Record<string, string>> = {
  */
 export const withAdminStore = (url: string) => <A, E>(self: Effect.Effect<A, E, Store.Store>) =>
   withStore(url)(Effect.mapError(self, (error): E | CliError => {
-    if (!Predicate.isTagged(error, "AdminInputInvalid") || !Predicate.hasProperty(error, "path")) return error
-    const field = /^\$(?:\.\w+\[0\])?\.(\w+)$/.exec(String(error.path))?.[1]
+    if (
+      !Predicate.isTagged(error, "AdminInputInvalid") || !Predicate.hasProperty(error, "path") ||
+      !Predicate.hasProperty(error, "message")
+    ) return error
+    const path = String(error.path)
+    const field = /^\$(?:\.\w+\[0\])?\.(\w+)$/.exec(path)?.[1]
     const flag = field === undefined ? undefined : FLAG_OF[field]
-    return flag === undefined || !Predicate.hasProperty(error, "message")
-      ? error
-      : new CliError({ message: `${flag}: ${String(error.message)}` })
+    if (flag !== undefined) return new CliError({ message: `${flag}: ${String(error.message)}` })
+    // The record as a whole (a membership or an assignment that exists already): named by its kind, not a JSON path.
+    const kind = RECORD_OF[/^\$\.(\w+)\[0\]$/.exec(path)?.[1] ?? ""]
+    return kind === undefined ? error : new CliError({ message: `${kind} ${String(error.message)}` })
   }))
+
+/** The record an admin command writes, by its fixture array. */
+const RECORD_OF: Readonly<Record<string, string>> = {
+  workspaces: "workspace",
+  users: "user",
+  memberships: "membership (--workspace --user)",
+  clients: "client",
+  projects: "project",
+  assignments: "assignment (--project --user)",
+  apiKeys: "API key",
+  timeEntries: "entry"
+}
 
 /** `{ [key]: value }` when the option was given, `{}` otherwise (for `exactOptionalPropertyTypes` inputs). */
 export const given = <K extends string, A>(key: K, value: Option.Option<A>): { readonly [P in K]?: A } =>
