@@ -126,6 +126,12 @@ describe("Fixture.load", () => {
       yield* Fixture.load(valid())
       const again = yield* Effect.flip(Fixture.load({ users: [{ id: U, name: "Ada", email: "a@b" }] }))
       expect(again._tag === "AdminInputInvalid" && again.path).toBe("$.users[0].id")
+      // A key stored already is named by its path, not by its digest.
+      const key = valid().apiKeys[0]
+      const taken = yield* Effect.flip(Fixture.load({ apiKeys: [{ ...key, id: id(20) }] }))
+      expect(taken._tag === "AdminInputInvalid" && [taken.path, taken.message]).toEqual(["$.apiKeys[0].key", "key already exists"])
+      const twice = yield* Effect.flip(Fixture.load({ apiKeys: [{ ...key, id: id(21), key: `stint_${"b".repeat(43)}` }, { ...key, id: id(22), key: `stint_${"b".repeat(43)}` }] }))
+      expect(twice._tag === "AdminInputInvalid" && [twice.path, twice.message]).toEqual(["$.apiKeys[1].key", "duplicate apiKeys key"])
       const active = { ...valid().timeEntries[0], status: "active", endedAt: null }
       yield* Fixture.load({ timeEntries: [{ ...active, id: id(10) }] })
       const second = yield* Effect.flip(Fixture.load({ timeEntries: [{ ...active, id: id(11) }] }))

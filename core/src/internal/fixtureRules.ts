@@ -76,14 +76,16 @@ const unique = <A>(
   rows: ReadonlyArray<A>,
   keyOf: (row: A) => string,
   taken: ReadonlyArray<string>,
-  field: string
+  field: string,
+  /** How a key is named in a message (a key's digest is not: the path says which key). */
+  named: (key: string) => string = (key) => key
 ): Either.Either<ReadonlySet<string>, AdminInputInvalid> => {
   const seen = new Set<string>()
   const stored = new Set(taken)
   for (const [i, row] of rows.entries()) {
     const key = keyOf(row)
-    if (seen.has(key)) return fail(`$.${kind}[${i}]${field}`, `duplicate ${kind} ${key}`)
-    if (stored.has(key)) return fail(`$.${kind}[${i}]${field}`, `${key} already exists`)
+    if (seen.has(key)) return fail(`$.${kind}[${i}]${field}`, `duplicate ${kind} ${named(key)}`)
+    if (stored.has(key)) return fail(`$.${kind}[${i}]${field}`, `${named(key)} already exists`)
     seen.add(key)
   }
   return Either.right(seen)
@@ -186,7 +188,7 @@ export const prepare = (
     // API keys: supplied or generated plaintext, stored as digests only.
     const keyRows = file.apiKeys ?? []
     yield* unique("apiKeys", generated.keys, (k) => k.id, existing.apiKeyIds, ".id")
-    yield* unique("apiKeys", generated.keys, (k) => k.digest, existing.apiKeyDigests, ".key")
+    yield* unique("apiKeys", generated.keys, (k) => k.digest, existing.apiKeyDigests, ".key", () => "key")
     const apiKeys: Array<ApiKeyRow> = []
     for (const [i, k] of keyRows.entries()) {
       yield* need(knownWorkspace(k.workspaceId), `$.apiKeys[${i}].workspaceId`, "unknown workspace")
