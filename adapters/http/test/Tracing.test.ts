@@ -10,6 +10,8 @@ import { Metrics, Observability } from "@stint/http"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
+import * as Option from "effect/Option"
+import * as Tracer from "effect/Tracer"
 import * as Http from "node:http"
 import { beforeEach, describe, expect, it } from "vitest"
 import { ids, keys } from "./ServerFixture.js"
@@ -327,6 +329,58 @@ describe("request spans", () => {
           expect(childrenOf(span)).toHaveLength(2)
         })
       ))
+  })
+
+  it("under a tracer of the embedder's own: its spans, the caller's context as Effect reads it (B3 too), ids in the log", () => {
+    type Recorded = { attributes: Map<string, unknown>; ended: boolean }
+    const recorded: Array<Recorded & Tracer.Span> = []
+    let next = 0
+    const own = Tracer.make({
+      span: (name, parent, context, links, startTime, kind) => {
+        const spanId = (++next).toString(16).padStart(16, "0")
+        const span: Recorded & Tracer.Span = {
+          _tag: "Span",
+          name,
+          spanId,
+          traceId: Option.match(parent, { onNone: () => "0af7651916cd43dd8448eb211c80319c", onSome: (p) => p.traceId }),
+          parent,
+          context,
+          status: { _tag: "Started", startTime },
+          attributes: new Map(),
+          links,
+          sampled: true,
+          kind,
+          attribute: (key, value) => void span.attributes.set(key, value),
+          event: () => {},
+          addLinks: () => {},
+          ended: false,
+          end: () => {
+            span.ended = true
+          }
+        }
+        recorded.push(span)
+        return span
+      },
+      context: (f) => f()
+    })
+    return withServer(memory, { services: Layer.setTracer(own), observer: Observability.hooks({ metrics: false, tracing: true }) })(
+      async (server) => {
+        const reply = await server.api("GET", "/api/v1/timer", {
+          key: keys.member,
+          headers: { b3: "80f198ee56343ba864fe8b2a57d3eff7-e457b5a2e4d86bd1-1" }
+        })
+        expect(reply.status).toBe(200)
+        const span = recorded.find((candidate) => candidate.attributes.get("stint.request_id") === reply.requestId)
+        expect(span?.kind).toBe("server")
+        expect(span?.ended).toBe(true)
+        expect(span?.attributes.get("http.route")).toBe("/api/v1/timer")
+        expect(span?.attributes.get("http.response.status_code")).toBe(200)
+        expect(Option.getOrUndefined(span?.parent ?? Option.none()))
+          .toMatchObject({ traceId: "80f198ee56343ba864fe8b2a57d3eff7", spanId: "e457b5a2e4d86bd1" })
+        const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
+        expect(line?.annotations).toMatchObject({ traceId: "80f198ee56343ba864fe8b2a57d3eff7", spanId: span?.spanId })
+      }
+    )
   })
 
   it("is off unless provided: no trace id on the log line", () =>
