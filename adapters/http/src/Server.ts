@@ -19,6 +19,7 @@ import * as LogLevel from "effect/LogLevel"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
 import * as Body from "./internal/body.js"
+import * as Dispatch from "./internal/dispatch.js"
 import * as LogWriter from "./internal/logWriter.js"
 import * as NodeIo from "./internal/node.js"
 import * as Pipeline from "./internal/pipeline.js"
@@ -153,9 +154,21 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
       yield* Effect.addFinalizer(() => Effect.sync(() => writer.close()))
       const runtime = yield* Effect.runtime<Store.Store>()
       const runner = Pipeline.runner(runtime, { log: writer, observer: options.observer })
-      const server = Http.createServer((request, response) =>
+      const serve = (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        // Node would answer a bare 400 itself (no body, no X-Request-Id, no log line): the spec's 400 instead.
+        if (request.headers.host === undefined && request.httpVersionMajor === 1 && request.httpVersionMinor >= 1) {
+          return runner.answer(
+            NodeIo.incoming(request, request.url ?? "/"),
+            (id) => Dispatch.failure(id, null, "INVALID_REQUEST", 400, "An HTTP/1.1 request needs a Host header."),
+            (out) => NodeIo.write(response, out)
+          )
+        }
         NodeIo.serve(runner, request, response, request.url ?? "/")
-      )
+      }
+      const server = Http.createServer({ requireHostHeader: false }, serve)
+      // An `Expect` other than `100-continue`: Node would answer a bare 417; HTTP lets a server ignore an expectation
+      // it does not know, so the request is served as any other.
+      server.on("checkExpectation", serve)
       const tracker = Shutdown.track(server)
       server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
         // Garbage behind a request still running on this connection: answer that request, then close. A 400 here
@@ -163,6 +176,9 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
         // garbage is inside the running request's own body (a malformed chunk), that body will never end: its
         // request reads it as unreadable (400 INVALID_REQUEST in its own answer) instead of waiting for it forever.
         if (tracker.busy(socket)) {
+          // The client closed its side in the middle of a request's body: it abandoned the request, which ends as
+          // aborted (its connection destroyed, its handling interrupted), not as a 400 nobody reads.
+          if (error.code === "HPE_INVALID_EOF_STATE" || error.code === "ECONNRESET") return socket.destroy()
           const running = tracker.running(socket)
           if (running !== undefined) Body.breakBody(running)
           return tracker.closeWhenIdle(socket)

@@ -2,6 +2,7 @@
  * Every error code of every operation over HTTP, with its exact status and body (spec sections 4, 5, 7 and 8).
  */
 import { describe, expect, it } from "@effect/vitest"
+import * as Net from "node:net"
 import { ids, keys } from "./ServerFixture.js"
 import { type ApiOptions, expectError, type Harness, rawExchange, stores, withServer } from "./ServerHarness.js"
 
@@ -90,6 +91,50 @@ for (const store of stores) {
         // One of each is served.
         const once = await exchange(`GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}`)
         expect(once.status).toBe(200)
+      }))
+
+    it("what Node would answer bare (an HTTP/1.1 request without Host, an unknown Expect) gets the spec's answer", () =>
+      withServer(store)(async (h) => {
+        const parse = (received: string) => {
+          const head = received.slice(0, received.indexOf("\r\n\r\n"))
+          return {
+            status: Number(received.slice(9, 12)),
+            requestId: /\r\nx-request-id: ([^\r]+)/i.exec(head)?.[1],
+            body: JSON.parse(received.slice(received.indexOf("\r\n\r\n") + 4)) as Record<string, unknown>
+          }
+        }
+        const noHost = parse(await rawExchange(h.port, `GET /api/v1/clients HTTP/1.1\r\nAuthorization: Bearer ${keys.owner}\r\nConnection: close\r\n\r\n`))
+        expect(noHost.status).toBe(400)
+        expect(noHost.body).toEqual({
+          error: { code: "INVALID_REQUEST", message: "An HTTP/1.1 request needs a Host header.", details: {} },
+          requestId: noHost.requestId
+        })
+        // HTTP/1.0 has no Host requirement.
+        expect(parse(await rawExchange(h.port, "GET /healthz HTTP/1.0\r\n\r\n")).status).toBe(200)
+        // An expectation the server does not know is ignored: the request is served as any other.
+        const expecting = parse(await rawExchange(h.port, `GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nExpect: 200-ok\r\nAuthorization: Bearer ${keys.owner}\r\nConnection: close\r\n\r\n`))
+        expect(expecting.status).toBe(200)
+        expect(expecting.requestId).toEqual(expect.any(String))
+        const refused = parse(await rawExchange(h.port, "GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n"))
+        expect([refused.status, (refused.body["error"] as { code: string }).code]).toEqual([401, "INVALID_API_KEY"])
+      }))
+
+    it("a client that closes its side in the middle of a body abandoned the request: logged as aborted, not as a 400", () =>
+      withServer(store)(async (h) => {
+        const socket = Net.connect(h.port, "127.0.0.1")
+        socket.on("error", () => {})
+        socket.write(
+          `POST /api/v1/timers/start HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.member}\r\n` +
+            "Idempotency-Key: half-sent\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"pro"
+        )
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        socket.end()
+        for (let waited = 0; waited < 5_000; waited += 20) {
+          if (h.logs().some((line) => line.message === "request aborted by the client")) break
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        }
+        const lines = h.logs().filter((line) => line.annotations["method"] === "POST")
+        expect(lines.map((line) => line.message)).toEqual(["request aborted by the client"])
       }))
 
     it("403 INSUFFICIENT_SCOPE on every operation, naming the scope", () =>
