@@ -8,6 +8,7 @@
 import * as HttpApiSchema from "@effect/platform/HttpApiSchema"
 import { Errors } from "@stint/core"
 import * as Schema from "effect/Schema"
+import * as Redact from "./internal/redact.js"
 
 /**
  * The code of each error the operations can fail with, by tag. (`Errors.ErrorCode` is only `string`: the classes'
@@ -188,5 +189,5 @@ export const body = (
   requestId: string
 ): string => {
   const value: Body = { error: { code, message, details }, requestId }
-  return JSON.stringify(value)
+  return Redact.keys(JSON.stringify(value))
 }

@@ -83,6 +83,12 @@ describe("usage errors", () => {
     }
   })
 
+  it("a key pasted where an id goes is not echoed back", async () => {
+    const result = await stint(["keys", "revoke", "--key-id", ownerKey, "--database", `sqlite:${freshDb()}`])
+    expect(result.code).toBe(2)
+    expectOneLineError(result.stderr, /^stint: --key-id must be a UUID, got "stint_\[redacted\]"$/)
+  })
+
   it("an invalid STINT_PORT is a usage error", async () => {
     const result = await stint(["serve", "--database", `sqlite:${freshDb()}`], { env: { STINT_PORT: "eighty" } })
     expect(result.code).toBe(2)

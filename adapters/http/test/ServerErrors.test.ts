@@ -119,6 +119,24 @@ for (const store of stores) {
         expect([refused.status, (refused.body["error"] as { code: string }).code]).toEqual([401, "INVALID_API_KEY"])
       }))
 
+    it("an error body never quotes what looks like an API key, wherever the client put it", () =>
+      withServer(store)(async (h) => {
+        const secret = keys.owner.slice("stint_".length)
+        const replies = [
+          await h.send({ method: "GET", path: `/api/v1/${keys.owner}` }),
+          await h.send({ method: "PUT", path: `/api/v1/timers/${keys.owner}/stop` }),
+          await h.api("GET", `/api/v1/projects?clientId=${keys.owner}`, { key: keys.owner }),
+          await h.api("GET", `/api/v1/clients?${keys.owner}=1`, { key: keys.owner }),
+          await h.api("POST", "/api/v1/projects", { key: keys.owner, json: { clientId: keys.owner, name: "x" } }),
+          await h.api("POST", "/api/v1/projects", { key: keys.owner, json: { clientId: ids.globex, name: "x", [keys.owner]: 1 } })
+        ]
+        for (const reply of replies) {
+          expect(reply.status).toBeGreaterThanOrEqual(400)
+          expect(reply.text).not.toContain(secret.slice(0, 8))
+        }
+        expect(replies[0]?.text).toContain("stint_[redacted]")
+      }))
+
     it("a client that closes its side in the middle of a body abandoned the request: logged as aborted, not as a 400", () =>
       withServer(store)(async (h) => {
         const socket = Net.connect(h.port, "127.0.0.1")

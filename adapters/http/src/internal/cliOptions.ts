@@ -16,6 +16,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import * as Database from "../Database.js"
 import { CliError } from "./cliFailure.js"
+import * as Redact from "./redact.js"
 
 /** `--database URL`, else `STINT_DATABASE_URL`, else `sqlite:./stint.db`. */
 export const database: Options.Options<string> = Options.text("database").pipe(
@@ -38,7 +39,9 @@ export const check = <A, B extends A>(
   Options.mapEffect(self, (value) =>
     Either.match(Schema.decodeEither(schema)(value), {
       onLeft: () =>
-        Effect.fail(ValidationError.invalidValue(HelpDoc.p(`--${flag} must be ${expected}, got ${JSON.stringify(value)}`))),
+        Effect.fail(
+          ValidationError.invalidValue(HelpDoc.p(Redact.keys(`--${flag} must be ${expected}, got ${JSON.stringify(value)}`)))
+        ),
       onRight: Effect.succeed
     }))
 
