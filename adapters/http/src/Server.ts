@@ -18,6 +18,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import { randomUUID } from "node:crypto"
 import * as Http from "node:http"
+import type * as Stream from "node:stream"
 import * as Body from "./internal/body.js"
 import * as Dispatch from "./internal/dispatch.js"
 import * as LogWriter from "./internal/logWriter.js"
@@ -169,6 +170,12 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
       // An `Expect` other than `100-continue`: Node would answer a bare 417; HTTP lets a server ignore an expectation
       // it does not know, so the request is served as any other.
       server.on("checkExpectation", serve)
+      // `CONNECT` (a proxy's method): Node hands over the socket and would close it without a word. No route serves
+      // it: the spec's 404, or 405 with `Allow` for a known path, and the connection closed.
+      server.on("connect", (request: Http.IncomingMessage, socket: Stream.Duplex) => {
+        socket.on("error", () => {})
+        runner.run(NodeIo.incoming(request, request.url ?? "/"), (out) => NodeIo.writeRaw(socket, out))
+      })
       const tracker = Shutdown.track(server)
       server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
         // Garbage behind a request still running on this connection: answer that request, then close. A 400 here

@@ -93,7 +93,7 @@ for (const store of stores) {
         expect(once.status).toBe(200)
       }))
 
-    it("what Node would answer bare (an HTTP/1.1 request without Host, an unknown Expect) gets the spec's answer", () =>
+    it("what Node would answer bare (an HTTP/1.1 request without Host, an unknown Expect, CONNECT) gets the spec's answer", () =>
       withServer(store)(async (h) => {
         const parse = (received: string) => {
           const head = received.slice(0, received.indexOf("\r\n\r\n"))
@@ -117,6 +117,13 @@ for (const store of stores) {
         expect(expecting.requestId).toEqual(expect.any(String))
         const refused = parse(await rawExchange(h.port, "GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n"))
         expect([refused.status, (refused.body["error"] as { code: string }).code]).toEqual([401, "INVALID_API_KEY"])
+        // CONNECT: Node hands the socket over and would close it without a word.
+        const proxying = parse(await rawExchange(h.port, "CONNECT evil.example:443 HTTP/1.1\r\nHost: evil.example:443\r\n\r\n"))
+        expect([proxying.status, (proxying.body["error"] as { code: string }).code, proxying.body["requestId"]])
+          .toEqual([404, "NOT_FOUND", proxying.requestId])
+        const known = await rawExchange(h.port, "CONNECT /api/v1/timer HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(parse(known).status).toBe(405)
+        expect(known).toMatch(/\r\nallow: GET\r\n/i)
       }))
 
     it("an error body never quotes what looks like an API key, wherever the client put it", () =>

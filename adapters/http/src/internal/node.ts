@@ -2,7 +2,8 @@
  * Node's `http` requests and responses for the pipeline: a request as `Incoming`, an `Outgoing` written, and the
  * request aborted when its client goes away before the answer.
  */
-import type * as Http from "node:http"
+import * as Http from "node:http"
+import type * as Stream from "node:stream"
 import * as Body from "./body.js"
 import type * as Pipeline from "./pipeline.js"
 
@@ -17,6 +18,17 @@ export const incoming = (request: Http.IncomingMessage, url: string, prefix?: st
   body: () => Body.fromNode(request),
   ...(prefix === undefined || prefix === "" ? {} : { prefix })
 })
+
+/**
+ * Writes a response straight onto a connection Node handed over (a `CONNECT` request's socket, which has no
+ * `ServerResponse`), then closes it.
+ */
+export const writeRaw = (socket: Stream.Duplex, outgoing: Pipeline.Outgoing): void => {
+  if (!socket.writable) return void socket.destroy()
+  let head = `HTTP/1.1 ${outgoing.status} ${Http.STATUS_CODES[outgoing.status] ?? ""}\r\n`
+  for (const [name, value] of Object.entries(outgoing.headers)) head += `${name}: ${value}\r\n`
+  socket.end(`${head}connection: close\r\n\r\n${outgoing.body}`)
+}
 
 /** Writes a response, unless the connection is already gone. */
 export const write = (response: Http.ServerResponse, outgoing: Pipeline.Outgoing): void => {
