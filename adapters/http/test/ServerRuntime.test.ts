@@ -224,6 +224,8 @@ for (const store of stores) {
         expect(docs.status).toBe(200)
         expect(docs.headers["content-type"]).toBe("text/html; charset=utf-8")
         expect(docs.headers["content-security-policy"]).toContain("default-src 'none'")
+        expect(docs.headers["content-security-policy"]).toContain("frame-ancestors 'none'")
+        expect(docs.headers["x-content-type-options"]).toBe("nosniff")
       }))
 
     it("graceful shutdown: stops accepting, finishes the request in flight, then releases the store", async () => {

@@ -171,7 +171,11 @@ const ready = (requestId: string, route: string): Effect.Effect<Outcome, never, 
   )
 
 const healthBody = JSON.stringify({ status: "ok" })
-const docsHeaders = { "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'" }
+const docsHeaders = {
+  // `default-src` does not cover framing, the base URL or form targets: the page allows none of them either.
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+}
 
 /**
  * Routes a request and runs what it asks for. Fails only by interruption; every other failure is an outcome (a 500

@@ -43,13 +43,20 @@ const toResponse = (outcome: Outcome, requestId: string): Outgoing => {
   return {
     status: outcome.status,
     // Most outcomes have no headers of their own: a literal then, not a spread.
+    // `nosniff`: a browser must not read an answer (an error quoting a path, say) as anything but its content type.
     headers: outcome.headers === undefined
-      ? { "x-request-id": requestId, "content-type": outcome.contentType, "content-length": length }
+      ? {
+        "x-request-id": requestId,
+        "content-type": outcome.contentType,
+        "content-length": length,
+        "x-content-type-options": "nosniff"
+      }
       : {
         ...outcome.headers,
         "x-request-id": requestId,
         "content-type": outcome.contentType,
-        "content-length": length
+        "content-length": length,
+        "x-content-type-options": "nosniff"
       },
     body: outcome.body
   }

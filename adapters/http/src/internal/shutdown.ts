@@ -93,9 +93,10 @@ export const answerClientError = (socket: Stream.Duplex, requestId: string): boo
   const body = ErrorResponses.body("INVALID_REQUEST", "The HTTP request could not be parsed.", {}, requestId)
   socket.end(
     "HTTP/1.1 400 Bad Request\r\n" +
-      "Content-Type: application/json\r\n" +
-      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-      `X-Request-Id: ${requestId}\r\n` +
+      "content-type: application/json\r\n" +
+      `content-length: ${Buffer.byteLength(body)}\r\n` +
+      `x-request-id: ${requestId}\r\n` +
+      "x-content-type-options: nosniff\r\n" +
       "Connection: close\r\n\r\n" +
       body
   )
