@@ -235,8 +235,8 @@ const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> =>
 /**
  * The hooks for what is switched on: with tracing, a server span per request named after its route
  * (`POST /api/v1/timers/start`, the method alone when no route matched) with its route, status, error code, request id
- * and key id (never the key), and `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics. Both off: no
- * hooks at all.
+ * and key id (never the key), and `traceId`/`spanId` for the log line (also of a request its client abandoned); with
+ * metrics, the request metrics. Both off: no hooks at all.
  *
  * @since 0.1.0
  */
