@@ -38,16 +38,6 @@ const withoutFraming = (headers: Readonly<Record<string, string>>): Record<strin
 /** How long the requests cut off at the shutdown deadline may take to end as aborted. */
 const ABORTED_GRACE_MILLIS = 1_000
 
-/** `promise`, or nothing after `millis`. */
-const settled = (promise: Promise<void>, millis: number): Promise<void> =>
-  new Promise((resolve) => {
-    const timer = setTimeout(resolve, millis)
-    void promise.then(() => {
-      clearTimeout(timer)
-      resolve()
-    })
-  })
-
 /**
  * The whole service as an `HttpApp` (for `HttpServer.serve`, a router, or `HttpApp.toWebHandler`), on the same
  * pipeline as `layer` and the handlers of `Handler`: the seven operations under `/api/v1`, `/healthz`, `/readyz`,
@@ -174,7 +164,7 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
       // it: the spec's 404, or 405 with `Allow` for a known path, and the connection closed.
       server.on("connect", (request: Http.IncomingMessage, socket: Stream.Duplex) => {
         socket.on("error", () => {})
-        runner.run(NodeIo.incoming(request, request.url ?? "/"), (out) => NodeIo.writeRaw(socket, out))
+        runner.run(NodeIo.incoming(request, request.url ?? "/"), (out) => void NodeIo.writeRaw(socket, out))
       })
       const tracker = Shutdown.track(server)
       server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
@@ -210,8 +200,8 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
           // before the log and the store close.
           Effect.promise(() => {
             runner.interruptAll()
-            return settled(runner.whenIdle(), ABORTED_GRACE_MILLIS)
-          })
+            return runner.whenIdle()
+          }).pipe(Effect.timeoutOption(ABORTED_GRACE_MILLIS))
         )
       )
       return HttpServer.make({

@@ -213,7 +213,7 @@ export const dispatch = (incoming: Incoming, requestId: string): Effect.Effect<O
     case "OpenApi":
       return Effect.succeed({
         status: 200,
-        body: incoming.prefix === undefined ? OpenApiDocument.json : OpenApiDocument.jsonAt(incoming.prefix),
+        body: OpenApiDocument.jsonAt(incoming.prefix ?? ""),
         contentType: JSON_TYPE,
         route
       })

@@ -20,14 +20,18 @@ export const incoming = (request: Http.IncomingMessage, url: string, prefix?: st
 })
 
 /**
- * Writes a response straight onto a connection Node handed over (a `CONNECT` request's socket, which has no
- * `ServerResponse`), then closes it.
+ * Writes a response straight onto a connection that has no `ServerResponse` (a `CONNECT` request's socket, one whose
+ * request Node could not parse), then closes it; `false` when the client is already gone.
  */
-export const writeRaw = (socket: Stream.Duplex, outgoing: Pipeline.Outgoing): void => {
-  if (!socket.writable) return void socket.destroy()
+export const writeRaw = (socket: Stream.Duplex, outgoing: Pipeline.Outgoing): boolean => {
+  if (!socket.writable) {
+    socket.destroy()
+    return false
+  }
   let head = `HTTP/1.1 ${outgoing.status} ${Http.STATUS_CODES[outgoing.status] ?? ""}\r\n`
   for (const [name, value] of Object.entries(outgoing.headers)) head += `${name}: ${value}\r\n`
   socket.end(`${head}connection: close\r\n\r\n${outgoing.body}`)
+  return true
 }
 
 /** Writes a response, unless the connection is already gone. */

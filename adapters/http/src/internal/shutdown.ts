@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import type * as Http from "node:http"
 import type * as Stream from "node:stream"
 import * as ErrorResponses from "../ErrorResponses.js"
+import * as NodeIo from "./node.js"
 
 /** Counts requests in flight on a server and drains it. */
 export interface Tracker {
@@ -86,19 +87,15 @@ export const track = (server: Http.Server): Tracker => {
  * `false` when the client is already gone.
  */
 export const answerClientError = (socket: Stream.Duplex, requestId: string): boolean => {
-  if (!socket.writable) {
-    socket.destroy()
-    return false
-  }
   const body = ErrorResponses.body("INVALID_REQUEST", "The HTTP request could not be parsed.", {}, requestId)
-  socket.end(
-    "HTTP/1.1 400 Bad Request\r\n" +
-      "content-type: application/json\r\n" +
-      `content-length: ${Buffer.byteLength(body)}\r\n` +
-      `x-request-id: ${requestId}\r\n` +
-      "x-content-type-options: nosniff\r\n" +
-      "Connection: close\r\n\r\n" +
-      body
-  )
-  return true
+  return NodeIo.writeRaw(socket, {
+    status: 400,
+    headers: {
+      "content-type": "application/json",
+      "content-length": String(Buffer.byteLength(body)),
+      "x-request-id": requestId,
+      "x-content-type-options": "nosniff"
+    },
+    body
+  })
 }
