@@ -11,8 +11,10 @@ import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import { AdminInputInvalid, RecordConflict, RecordNotFound, type StoreError } from "./Errors.js"
 import * as Fixture from "./Fixture.js"
+import * as FixtureSource from "./FixtureSource.js"
 import * as Ids from "./Ids.js"
-import type { ApiKeyInfo, EntryRecord, UserScope } from "./Records.js"
+import * as Import from "./internal/fixtureImport.js"
+import type { ApiKeyInfo, AssignmentRow, EntryRecord, UserScope } from "./Records.js"
 import { DEFAULT_COLOR, isWritableInstant, parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
 import { Store, type TimerChanges } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
@@ -53,21 +55,33 @@ export const hasWorkspaces: Effect.Effect<boolean, StoreError, Store> = Effect.f
  * @since 0.1.0
  */
 export const addMembership = (input: UserScope & { readonly role: Role; readonly payRateCents?: number }) =>
-  Effect.map(Fixture.load({ memberships: [input] }), () => ({ ...input, payRateCents: input.payRateCents ?? 0 }))
+  Effect.map(Fixture.load({ memberships: [input] }), () => ({
+    workspaceId: input.workspaceId.toLowerCase(),
+    userId: input.userId.toLowerCase(),
+    role: input.role,
+    payRateCents: input.payRateCents ?? 0
+  }))
 
 /**
- * Removes a membership; the user's keys for that workspace stop authenticating at once.
+ * Removes a membership; the user's keys for that workspace stop authenticating at once, and are revoked, so that
+ * adding the membership again does not bring them back (the user gets new keys). Keys left unrevoked by an earlier
+ * removal cut short between its two steps are revoked by the next `removeMembership` of the pair, which then finds no
+ * membership (`RecordNotFound`): they were refused all along, as keys without a membership.
  *
  * @since 0.1.0
  */
 export const removeMembership = (scope: UserScope) =>
   Effect.gen(function*() {
-    const removed = yield* (yield* Store).admin.removeMembership({
-      workspaceId: scope.workspaceId.toLowerCase(),
-      userId: scope.userId.toLowerCase()
-    })
+    const { admin } = yield* Store
+    const pair = { workspaceId: scope.workspaceId.toLowerCase(), userId: scope.userId.toLowerCase() }
+    const removed = yield* admin.removeMembership(pair)
+    const now = yield* Clock.currentTimeMillis
+    let keysRevoked = 0
+    for (const key of yield* admin.listApiKeys(pair)) {
+      if (key.revokedAt === null && (yield* admin.revokeApiKey(key.id, now))) keysRevoked++
+    }
     if (!removed) return yield* new RecordNotFound({ entity: "membership", id: `${scope.workspaceId}/${scope.userId}` })
-    return { ...scope, removed: true }
+    return { ...pair, removed: true, keysRevoked }
   })
 
 /** @since 0.1.0 */
@@ -98,12 +112,25 @@ export const createProject = (
   })
 
 /**
- * Assigns a user to a project at a rate (default: the membership's default rate).
+ * Assigns a user to a project at a rate (default: the membership's default rate), answering the assignment as stored:
+ * ids lowercased, the rate the default gave when none was passed.
  *
  * @since 0.1.0
  */
-export const assign = (input: { readonly projectId: string; readonly userId: string; readonly payRateCents?: number }) =>
-  Effect.map(Fixture.load({ assignments: [input] }), () => input)
+export const assign = (input: {
+  readonly projectId: string
+  readonly userId: string
+  readonly payRateCents?: number
+}): Effect.Effect<AssignmentRow, LoadError, Store> =>
+  Effect.flatMap(
+    Import.loadRowsFrom(FixtureSource.fromValue({ assignments: [input] })),
+    ({ rows }) => {
+      const [row] = rows.assignments
+      return row === undefined
+        ? new AdminInputInvalid({ path: "$", message: "no assignment was made" })
+        : Effect.succeed({ projectId: row.projectId, userId: row.userId, payRateCents: row.payRateCents })
+    }
+  )
 
 /**
  * Archives (or restores) a client or a project.

@@ -12,7 +12,9 @@ const setup = Effect.gen(function*() {
   yield* Admin.addMembership({ workspaceId: workspace.id, userId: user.id, role: "member", payRateCents: 1200 })
   const client = yield* Admin.createClient({ workspaceId: workspace.id, name: "Globex" })
   const project = yield* Admin.createProject({ clientId: client.id, name: "Website", color: "#00AA00" })
-  yield* Admin.assign({ projectId: project.id, userId: user.id })
+  const assignment = yield* Admin.assign({ projectId: project.id.toUpperCase(), userId: user.id })
+  // Answered as stored: the rate the default gave, the ids lowercased.
+  expect(assignment).toEqual({ projectId: project.id, userId: user.id, payRateCents: 1200 })
   const key = yield* Admin.createApiKey({ workspaceId: workspace.id, userId: user.id })
   return { workspace, user, client, project, key, authorization: `Bearer ${key.key}` }
 })
@@ -35,6 +37,23 @@ describe("Admin", () => {
         body: Request.json({ projectId: w.project.id })
       })
       expect(started.response.timer).toMatchObject({ payRateCents: 1200, color: "#00AA00", clientName: "Globex" })
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("removing a membership revokes the user's keys there: adding it back revives none", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const elsewhere = yield* Admin.createWorkspace({ name: "Elsewhere" })
+      yield* Admin.addMembership({ workspaceId: elsewhere.id, userId: w.user.id, role: "member" })
+      const other = yield* Admin.createApiKey({ workspaceId: elsewhere.id, userId: w.user.id })
+      const removed = yield* Admin.removeMembership({ workspaceId: w.workspace.id.toUpperCase(), userId: w.user.id })
+      expect(removed).toEqual({ workspaceId: w.workspace.id, userId: w.user.id, removed: true, keysRevoked: 1 })
+      yield* Admin.addMembership({ workspaceId: w.workspace.id, userId: w.user.id, role: "member" })
+      const error = yield* Effect.flip(Operations.listClients({ authorization: w.authorization }))
+      expect(error.code).toBe("INVALID_API_KEY")
+      expect((yield* Admin.listApiKeys({ workspaceId: w.workspace.id }))[0]?.revokedAt).not.toBeNull()
+      // The user's key in another workspace is untouched.
+      expect((yield* Admin.listApiKeys({ workspaceId: elsewhere.id }))[0]?.revokedAt).toBeNull()
+      yield* Operations.listClients({ authorization: `Bearer ${other.key}` })
     }).pipe(Effect.provide(MemoryStore.layerMemory)))
 
   it.effect("lists keys without plaintext or digest, and revokes them from that instant", () =>

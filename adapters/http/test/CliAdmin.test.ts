@@ -76,10 +76,14 @@ describe("records created from the command line", () => {
     world.project = (await stintJson(["projects", "create", "--client", world.client, "--name", "TPS", ...db]) as {
       id: string
     }).id
-    await stintJson(["assignments", "add", "--project", world.project, "--user", world.owner, ...db])
-    await stintJson([
-      "assignments", "add", "--project", world.project, "--user", world.member, "--pay-rate-cents", "100", ...db
-    ])
+    // Printed as stored: without a rate, the membership's default (6000); ids lowercased as given in any case.
+    expect(await stintJson(["assignments", "add", "--project", world.project.toUpperCase(), "--user", world.owner, ...db]))
+      .toEqual({ projectId: world.project, userId: world.owner, payRateCents: 6000 })
+    expect(
+      await stintJson([
+        "assignments", "add", "--project", world.project, "--user", world.member, "--pay-rate-cents", "100", ...db
+      ])
+    ).toEqual({ projectId: world.project, userId: world.member, payRateCents: 100 })
     const created = await stint(["keys", "create", "--user", world.owner, "--workspace", world.workspace, ...db])
     expect(created.code, created.stderr).toBe(0)
     expect(created.stdout).toMatch(/^stint_[A-Za-z0-9_-]{43}\n$/)
@@ -159,15 +163,28 @@ describe("records created from the command line", () => {
     expect((await call(world.ownerKey, "/clients")).body["clients"]).toHaveLength(1)
   })
 
-  it("removing a membership makes the member's keys 401 at once", async () => {
+  it("removing a membership makes the member's keys 401 at once and revokes them: adding it back revives none", async () => {
     expect((await call(world.memberKey, "/timer")).status).toBe(200)
-    expect(await stintJson(["memberships", "remove", "--workspace", world.workspace, "--user", world.member, ...db]))
-      .toEqual({ workspaceId: world.workspace, userId: world.member, removed: true })
+    expect(
+      await stintJson([
+        "memberships", "remove", "--workspace", world.workspace.toUpperCase(), "--user", world.member, ...db
+      ])
+    ).toEqual({ workspaceId: world.workspace, userId: world.member, removed: true, keysRevoked: 1 })
     expect((await call(world.memberKey, "/timer")).status).toBe(401)
     await expectRefused(
       ["memberships", "remove", "--workspace", world.workspace, "--user", world.member],
       /^stint: membership .* not found$/
     )
+    await stintJson(["memberships", "add", "--workspace", world.workspace, "--user", world.member, "--role", "member", ...db])
+    expect((await call(world.memberKey, "/timer")).status).toBe(401)
+    const { apiKeys } = await stintJson(["keys", "list", "--user", world.member, ...db]) as {
+      apiKeys: Array<{ revokedAt: string | null }>
+    }
+    expect(apiKeys).toHaveLength(1)
+    expect(apiKeys[0]?.revokedAt).not.toBeNull()
+    // A new key works for the member added back.
+    const fresh = (await stint(["keys", "create", "--user", world.member, "--workspace", world.workspace, ...db])).stdout
+    expect((await call(fresh.trim(), "/timer")).status).toBe(200)
   })
 
   it("refuses what breaks a rule, in one line naming the flag, with exit 1", async () => {

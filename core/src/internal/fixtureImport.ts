@@ -115,6 +115,19 @@ const arrayOf = <E>(member: Member<E> | undefined) =>
 export const loadFrom = <E>(
   source: FixtureSource<E>
 ): Effect.Effect<Summary, AdminInputInvalid | RecordConflict | StoreError | E, Store> =>
+  Effect.map(loadRowsFrom(source), (loaded) => loaded.summary)
+
+/**
+ * `loadFrom`, answering also the rows written other than time entries, with every default filled in (what an admin
+ * command prints: an assignment's rate taken from the membership, say).
+ */
+export const loadRowsFrom = <E>(
+  source: FixtureSource<E>
+): Effect.Effect<
+  { readonly summary: Summary; readonly rows: Omit<Dataset, "timeEntries"> },
+  AdminInputInvalid | RecordConflict | StoreError | E,
+  Store
+> =>
   Effect.scoped(Effect.gen(function*() {
     const members = yield* membersOf(source)
     const small: { -readonly [S in Exclude<SectionName, "timeEntries">]?: SmallFile[S] } = {}
@@ -183,7 +196,7 @@ export const loadFrom = <E>(
         })
       )
     }
-    return {
+    const summary: Summary = {
       apiKeys: dataset.apiKeys.map((row, i) => ({
         id: row.id,
         key: keys[i]?.key ?? "",
@@ -201,4 +214,5 @@ export const loadFrom = <E>(
         timeEntries: entryCount
       }
     }
+    return { summary, rows: dataset }
   }))
