@@ -78,6 +78,21 @@ const colourOnlyOnTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Eff
  * @since 0.1.0
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
+  wizardWithoutTerminal(argv)
+    ? Effect.as(Console.error("stint: --wizard asks its questions on a terminal, and standard input is not one"), 2)
+    : runCli(argv)
+
+/**
+ * `--wizard` (@effect/cli's prompts) with standard input not a terminal: the prompts would wait for keys that never
+ * come (with `< /dev/null`, forever).
+ */
+const wizardWithoutTerminal = (argv: ReadonlyArray<string>): boolean => {
+  const args = argv.slice(2)
+  const end = args.indexOf("--")
+  return (end < 0 ? args : args.slice(0, end)).includes("--wizard") && process.stdin.isTTY !== true
+}
+
+const runCli = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
   cli(argv).pipe(
     withoutCliErrorOutput,
     colourOnlyOnTerminal,

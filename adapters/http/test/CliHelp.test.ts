@@ -98,4 +98,15 @@ describe("help", () => {
       expect(result.code).toBe(0)
       expect(result.stdout).toContain(Cli.VERSION)
     }))
+
+  it.effect("--wizard without a terminal on standard input is refused at once (its prompts would wait forever)", () =>
+    Effect.gen(function*() {
+      expect(process.stdin.isTTY).not.toBe(true)
+      for (const args of [["--wizard"], ["keys", "create", "--wizard"]]) {
+        const result = yield* run(args)
+        expect(result.code).toBe(2)
+        expect(result.stdout).toBe("")
+        expect(result.stderr).toBe("stint: --wizard asks its questions on a terminal, and standard input is not one")
+      }
+    }), { timeout: 10_000 })
 })
