@@ -343,6 +343,7 @@ describe("a store that cannot open", () => {
     const reply = await handler.fetch(new Request("http://embedded/healthz"))
     expect(reply.status).toBe(500)
     expect(await reply.json()).toMatchObject({ error: { code: "INTERNAL_ERROR" }, requestId: reply.headers.get("x-request-id") })
+    expect(reply.headers.get("cache-control")).toBe("no-store")
     expect(logs.some((line) => line.includes("cannot open"))).toBe(true)
     await handler.dispose()
   })

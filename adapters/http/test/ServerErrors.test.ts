@@ -106,7 +106,7 @@ for (const store of stores) {
         const noHost = parse(await rawExchange(h.port, `GET /api/v1/clients HTTP/1.1\r\nAuthorization: Bearer ${keys.owner}\r\nConnection: close\r\n\r\n`))
         expect(noHost.status).toBe(400)
         expect(await rawExchange(h.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
-          .toMatch(/\r\nx-content-type-options: nosniff\r\n/i)
+          .toMatch(/\r\ncache-control: no-store\r\nx-content-type-options: nosniff\r\n/i)
         expect(noHost.body).toEqual({
           error: { code: "INVALID_REQUEST", message: "An HTTP/1.1 request needs a Host header.", details: {} },
           requestId: noHost.requestId

@@ -212,6 +212,9 @@ for (const store of stores) {
         const start = await h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "broken-chunk", json: { projectId: ids.website } })
         expect(start.status).toBe(200)
         expect(start.headers["idempotent-replayed"]).toBeUndefined()
+        // No cache on the way may keep a user's answer, success or error.
+        expect(start.headers["cache-control"]).toBe("no-store")
+        for (const raw of answers) expect(raw).toMatch(/\r\ncache-control: no-store\r\n/i)
       }))
 
     it("serves the OpenAPI document and the /docs page without authentication", () =>

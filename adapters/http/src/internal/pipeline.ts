@@ -44,14 +44,17 @@ const toResponse = (outcome: Outcome, requestId: string): Outgoing => {
     status: outcome.status,
     // Most outcomes have no headers of their own: a literal then, not a spread.
     // `nosniff`: a browser must not read an answer (an error quoting a path, say) as anything but its content type.
+    // `no-store`: answers hold one user's data (and a timer's `serverNow`); no cache on the way may keep them.
     headers: outcome.headers === undefined
       ? {
         "x-request-id": requestId,
         "content-type": outcome.contentType,
         "content-length": length,
+        "cache-control": "no-store",
         "x-content-type-options": "nosniff"
       }
       : {
+        "cache-control": "no-store",
         ...outcome.headers,
         "x-request-id": requestId,
         "content-type": outcome.contentType,

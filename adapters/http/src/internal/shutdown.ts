@@ -94,6 +94,7 @@ export const answerClientError = (socket: Stream.Duplex, requestId: string): boo
       "content-type": "application/json",
       "content-length": String(Buffer.byteLength(body)),
       "x-request-id": requestId,
+      "cache-control": "no-store",
       "x-content-type-options": "nosniff"
     },
     body
