@@ -75,6 +75,7 @@ const cases = (tag: string): ReadonlyArray<Case> => [
   { method: "GET", path: "/api/v1/timer", headers: bearer(keys.owner) },
   { method: "POST", path: "/api/v1/projects", headers: { ...bearer(keys.owner), "content-type": "text/plain" }, body: "x" },
   { method: "POST", path: "/api/v1/projects", headers: { ...bearer(keys.member), ...json }, body: "{}" },
+  { method: "POST", path: "/api/v1/projects", headers: { ...bearer(keys.owner), ...json, "content-encoding": "gzip" }, body: "{}" },
   {
     method: "POST",
     path: "/api/v1/timers/start",

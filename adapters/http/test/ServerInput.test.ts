@@ -107,6 +107,36 @@ for (const store of stores) {
         }
       }))
 
+    it("a body with a Content-Encoding (gzip, say) is 400 INVALID_REQUEST naming the coding, not malformed JSON", () =>
+      withServer(store)(async (h) => {
+        const owner = { ...json, ...bearer(keys.owner) }
+        for (const coding of ["gzip", "br", "deflate, gzip"]) {
+          const reply = await post(h, "/api/v1/projects", project, { ...owner, "content-encoding": coding })
+          expectError(reply, 400, "INVALID_REQUEST", { reason: "unreadable" })
+          expect(reply.body<{ error: { message: string } }>().error.message).toBe(
+            `The request body's Content-Encoding (${coding}) is not supported: send it uncompressed.`
+          )
+        }
+        // Checked after authentication, as every input is; identity is no coding at all.
+        expectError(await post(h, "/api/v1/projects", project, { ...json, "content-encoding": "gzip" }), 401, "INVALID_API_KEY")
+        expect((await post(h, "/api/v1/projects", project, { ...owner, "content-encoding": "Identity" })).status).toBe(201)
+        // A stop ignores any body, encoded or not.
+        const started = await post(h, "/api/v1/timers/start", JSON.stringify({ projectId: ids.website }), {
+          ...json,
+          ...bearer(keys.member),
+          "idempotency-key": "coded-start"
+        })
+        expect(started.status).toBe(200)
+        const timerId = started.body<{ timer: { id: string } }>().timer.id
+        const stopped = await post(h, `/api/v1/timers/${timerId}/stop`, "{}", {
+          ...json,
+          ...bearer(keys.member),
+          "idempotency-key": "coded-stop",
+          "content-encoding": "gzip"
+        })
+        expect(stopped.status).toBe(200)
+      }))
+
     it("a missing or empty body is 400 INVALID_REQUEST", () =>
       withServer(store)(async (h) => {
         expectError(await post(h, "/api/v1/projects", undefined, bearer(keys.owner)), 400, "INVALID_REQUEST", {

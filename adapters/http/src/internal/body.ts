@@ -23,6 +23,8 @@ export type Collected =
 /** The request's body as the pipeline reads it: its framing headers and a bounded reader. */
 export interface Source {
   readonly contentType: string | undefined
+  /** `Content-Encoding`, as sent. */
+  readonly contentEncoding: string | undefined
   readonly contentLength: string | undefined
   /**
    * Whether the framing headers say if there is a body (HTTP/1.1 as Node parses it: no `Content-Length` and no
@@ -42,6 +44,17 @@ const broken = Request.unreadable("The request body could not be read.")
 const isJsonMediaType = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
 
+/** A compressed body (gzip, say) would read as malformed JSON: the refusal names the coding instead. */
+const encodedBody = (contentEncoding: string | undefined): Request.Body | undefined => {
+  if (contentEncoding === undefined) return undefined
+  const coding = contentEncoding.trim().toLowerCase()
+  return coding === "" || coding === "identity"
+    ? undefined
+    : Request.unreadable(
+      `The request body's Content-Encoding (${contentEncoding.trim().slice(0, 40)}) is not supported: send it uncompressed.`
+    )
+}
+
 const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 const parse = (bytes: Uint8Array): Request.Body => {
@@ -58,11 +71,12 @@ const parse = (bytes: Uint8Array): Request.Body => {
   }
 }
 
-const classify = (contentType: string | undefined, collected: Collected): Request.Body | undefined => {
+const classify = (source: Source, collected: Collected): Request.Body | undefined => {
   if (collected._tag === "Complete" && collected.bytes.length === 0) return undefined
   if (collected._tag === "Broken") return broken
-  if (!isJsonMediaType(contentType)) return wrongType
-  return collected._tag === "TooLarge" ? tooLarge : parse(collected.bytes)
+  if (!isJsonMediaType(source.contentType)) return wrongType
+  return encodedBody(source.contentEncoding) ??
+    (collected._tag === "TooLarge" ? tooLarge : parse(collected.bytes))
 }
 
 /**
@@ -70,13 +84,15 @@ const classify = (contentType: string | undefined, collected: Collected): Reques
  * length already decides, and otherwise the bounded bytes, classified.
  */
 export const read = (source: Source): Effect.Effect<Request.Body | undefined> => {
-  if (!source.framed) return Effect.map(source.collect, (collected) => classify(source.contentType, collected))
+  if (!source.framed) return Effect.map(source.collect, (collected) => classify(source, collected))
   const length = source.contentLength
   if ((length === undefined || length === "0") && !source.chunked) return Effect.succeed(undefined)
   // Left unread, the body is discarded by the transport once the response is sent.
   if (!isJsonMediaType(source.contentType)) return Effect.succeed(wrongType)
+  const encoded = encodedBody(source.contentEncoding)
+  if (encoded !== undefined) return Effect.succeed(encoded)
   if (Number(length) > MAX_BYTES) return Effect.succeed(tooLarge)
-  return Effect.map(source.collect, (collected) => classify(source.contentType, collected))
+  return Effect.map(source.collect, (collected) => classify(source, collected))
 }
 
 /** Node requests whose body Node's parser gave up on (a malformed chunk): they will never end. */
@@ -175,6 +191,7 @@ export const nodeHeader = (request: Http.IncomingMessage, name: string): string 
 /** A Node request's body. */
 export const fromNode = (source: Http.IncomingMessage): Source => ({
   contentType: nodeHeader(source, "content-type"),
+  contentEncoding: header(source.headers["content-encoding"]),
   contentLength: header(source.headers["content-length"]),
   framed: true,
   chunked: source.headers["transfer-encoding"] !== undefined,
@@ -224,6 +241,7 @@ export const fromWeb = (request: globalThis.Request): Source => {
   const chunked = request.headers.has("transfer-encoding")
   return {
     contentType: request.headers.get("content-type") ?? undefined,
+    contentEncoding: request.headers.get("content-encoding") ?? undefined,
     contentLength,
     framed: contentLength !== undefined || chunked || body === null,
     chunked,
@@ -251,6 +269,7 @@ export const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Sour
   if (source instanceof Http.IncomingMessage) return fromNode(source)
   return {
     contentType: request.headers["content-type"],
+    contentEncoding: request.headers["content-encoding"],
     contentLength: request.headers["content-length"],
     framed: false,
     chunked: request.headers["transfer-encoding"] !== undefined,
