@@ -14,7 +14,7 @@ import * as Fixture from "./Fixture.js"
 import * as FixtureSource from "./FixtureSource.js"
 import * as Ids from "./Ids.js"
 import * as Import from "./internal/fixtureImport.js"
-import type { ApiKeyInfo, AssignmentRow, EntryRecord, UserScope } from "./Records.js"
+import type { ApiKeyInfo, AssignmentRow, DatasetRefs, EntryRecord, UserScope } from "./Records.js"
 import { DEFAULT_COLOR, isWritableInstant, parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
 import { Store, type TimerChanges } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
@@ -63,10 +63,11 @@ export const addMembership = (input: UserScope & { readonly role: Role; readonly
   }))
 
 /**
- * Removes a membership; the user's keys for that workspace stop authenticating at once, and are revoked, so that
- * adding the membership again does not bring them back (the user gets new keys). Keys left unrevoked by an earlier
- * removal cut short between its two steps are revoked by the next `removeMembership` of the pair, which then finds no
- * membership (`RecordNotFound`): they were refused all along, as keys without a membership.
+ * Removes a membership; the user's keys for that workspace are revoked first, so that they stop authenticating at once
+ * and adding the membership again does not bring them back (the user gets new keys). A removal cut short after the
+ * revocation leaves the membership with its keys revoked, and running it again finishes it. Keys are revoked a second
+ * time after the removal, for a key created meanwhile; one created once the membership is gone (a key may be made
+ * before its membership) is left alone. Nothing is revoked when there is no such membership (`RecordNotFound`).
  *
  * @since 0.1.0
  */
@@ -74,15 +75,36 @@ export const removeMembership = (scope: UserScope) =>
   Effect.gen(function*() {
     const { admin } = yield* Store
     const pair = { workspaceId: scope.workspaceId.toLowerCase(), userId: scope.userId.toLowerCase() }
-    const removed = yield* admin.removeMembership(pair)
-    const now = yield* Clock.currentTimeMillis
-    let keysRevoked = 0
-    for (const key of yield* admin.listApiKeys(pair)) {
-      if (key.revokedAt === null && (yield* admin.revokeApiKey(key.id, now))) keysRevoked++
+    const notFound = new RecordNotFound({ entity: "membership", id: `${scope.workspaceId}/${scope.userId}` })
+    const stored = yield* admin.lookup({ ...NO_REFS, userIds: [pair.userId] })
+    if (!stored.memberships.some((m) => m.workspaceId === pair.workspaceId && m.userId === pair.userId)) {
+      return yield* notFound
     }
-    if (!removed) return yield* new RecordNotFound({ entity: "membership", id: `${scope.workspaceId}/${scope.userId}` })
+    const now = yield* Clock.currentTimeMillis
+    const revokeKeys = Effect.gen(function*() {
+      let revoked = 0
+      for (const key of yield* admin.listApiKeys(pair)) {
+        if (key.revokedAt === null && (yield* admin.revokeApiKey(key.id, now))) revoked++
+      }
+      return revoked
+    })
+    const before = yield* revokeKeys
+    if (!(yield* admin.removeMembership(pair))) return yield* notFound
+    const keysRevoked = before + (yield* revokeKeys)
     return { ...pair, removed: true, keysRevoked }
   })
+
+const NO_REFS: DatasetRefs = {
+  workspaceIds: [],
+  userIds: [],
+  clientIds: [],
+  projectIds: [],
+  entryIds: [],
+  apiKeyIds: [],
+  apiKeyDigests: [],
+  userScopes: [],
+  assignments: []
+}
 
 /** @since 0.1.0 */
 export const createClient = (

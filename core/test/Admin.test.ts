@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { Admin, ApiKey, MemoryStore, Operations, Request } from "@stint/core"
+import { Admin, ApiKey, Errors, MemoryStore, Operations, Request, Store } from "@stint/core"
 
 const setup = Effect.gen(function*() {
   const workspace = yield* Admin.createWorkspace({ name: "Acme" })
@@ -54,6 +54,42 @@ describe("Admin", () => {
       // The user's key in another workspace is untouched.
       expect((yield* Admin.listApiKeys({ workspaceId: elsewhere.id }))[0]?.revokedAt).toBeNull()
       yield* Operations.listClients({ authorization: `Bearer ${other.key}` })
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("a removal with no membership revokes nothing; one cut short after revoking is finished by running it again", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const outsider = yield* Admin.createUser({ name: "Bob", email: "bob@example.com" })
+      // A key may be made before its membership: removing the membership that does not exist yet leaves it alone.
+      const early = yield* Admin.createApiKey({ workspaceId: w.workspace.id, userId: outsider.id })
+      const missing = yield* Effect.flip(Admin.removeMembership({ workspaceId: w.workspace.id, userId: outsider.id }))
+      expect(missing._tag).toBe("RecordNotFound")
+      yield* Admin.addMembership({ workspaceId: w.workspace.id.toUpperCase(), userId: outsider.id, role: "member" })
+      yield* Operations.listClients({ authorization: `Bearer ${early.key}` })
+
+      // The removal fails after the revocation: the membership stays, its keys are revoked already.
+      const store = yield* Store.Store
+      const failing = { ...store, admin: { ...store.admin, removeMembership: () => Effect.fail(new Errors.StoreError({ message: "down" })) } }
+      const failed = yield* Effect.flip(
+        Effect.provideService(Admin.removeMembership({ workspaceId: w.workspace.id, userId: w.user.id }), Store.Store, failing)
+      )
+      expect(failed._tag).toBe("StoreError")
+      expect((yield* Effect.flip(Operations.listClients({ authorization: w.authorization }))).code).toBe("INVALID_API_KEY")
+      expect(yield* Admin.removeMembership({ workspaceId: w.workspace.id, userId: w.user.id })).toEqual({
+        workspaceId: w.workspace.id,
+        userId: w.user.id,
+        removed: true,
+        keysRevoked: 0
+      })
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
+  it.effect("answers a membership as stored: ids in lowercase, the default rate 0", () =>
+    Effect.gen(function*() {
+      const w = yield* setup
+      const other = yield* Admin.createUser({ name: "Cy", email: "cy@example.com" })
+      expect(
+        yield* Admin.addMembership({ workspaceId: w.workspace.id.toUpperCase(), userId: other.id.toUpperCase(), role: "admin" })
+      ).toEqual({ workspaceId: w.workspace.id, userId: other.id, role: "admin", payRateCents: 0 })
     }).pipe(Effect.provide(MemoryStore.layerMemory)))
 
   it.effect("lists keys without plaintext or digest, and revokes them from that instant", () =>

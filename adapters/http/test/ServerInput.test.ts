@@ -120,6 +120,8 @@ for (const store of stores) {
         // Checked after authentication, as every input is; identity is no coding at all.
         expectError(await post(h, "/api/v1/projects", project, { ...json, "content-encoding": "gzip" }), 401, "INVALID_API_KEY")
         expect((await post(h, "/api/v1/projects", project, { ...owner, "content-encoding": "Identity" })).status).toBe(201)
+        expect((await post(h, "/api/v1/projects", project, { ...owner, "content-encoding": "identity, identity" })).status)
+          .toBe(201)
         // A stop ignores any body, encoded or not.
         const started = await post(h, "/api/v1/timers/start", JSON.stringify({ projectId: ids.website }), {
           ...json,

@@ -72,7 +72,10 @@ export const memberships = group("memberships", "Add users to workspaces and rem
       Effect.flatMap(printJson),
       withAdminStore(o.database)
     )).pipe(
-      Command.withDescription("Remove a membership; the user's keys for that workspace are refused at once.")
+      Command.withDescription(
+        "Remove a membership; the user's keys for that workspace are revoked (refused at once, and not revived if the " +
+          "membership is added again). Prints the number of keys revoked."
+      )
     )
 ]))
 

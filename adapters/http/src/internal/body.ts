@@ -44,11 +44,14 @@ const broken = Request.unreadable("The request body could not be read.")
 const isJsonMediaType = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
 
-/** A compressed body (gzip, say) would read as malformed JSON: the refusal names the coding instead. */
+/**
+ * A compressed body (gzip, say) would read as malformed JSON: the refusal names the coding instead. `identity` (any
+ * case, also repeated: two headers arrive joined with ", ") is no coding at all.
+ */
 const encodedBody = (contentEncoding: string | undefined): Request.Body | undefined => {
   if (contentEncoding === undefined) return undefined
-  const coding = contentEncoding.trim().toLowerCase()
-  return coding === "" || coding === "identity"
+  const codings = contentEncoding.split(",").map((coding) => coding.trim().toLowerCase())
+  return codings.every((coding) => coding === "" || coding === "identity")
     ? undefined
     : Request.unreadable(
       `The request body's Content-Encoding (${contentEncoding.trim().slice(0, 40)}) is not supported: send it uncompressed.`
