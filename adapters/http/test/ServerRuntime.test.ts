@@ -308,6 +308,63 @@ describe("shutdown with a request that never finishes", () => {
   })
 })
 
+describe("a client trickling its request", () => {
+  it("gets 400 INVALID_REQUEST once requestTimeout has passed, headers or body unfinished, and the connection closes", async () => {
+    const lines: Array<string> = []
+    const runtime = ManagedRuntime.make(
+      Server.layer({ host: "127.0.0.1", port: 0, requestTimeout: "1 second", log: (line) => lines.push(line) })
+        .pipe(Layer.provideMerge(MemoryStore.layerMemory))
+    )
+    try {
+      await runtime.runPromise(Effect.asVoid(Fixture.load(fixture)))
+      const address = (await runtime.runPromise(HttpServer.HttpServer)).address
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      const started = Date.now()
+      const [headers, body] = await Promise.all([
+        // Headers never finished.
+        rawExchange(port, `GET /api/v1/clients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.member}\r\n`),
+        // A body declared 40 bytes long, 10 sent.
+        rawExchange(
+          port,
+          `POST /api/v1/timers/start HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.member}\r\n` +
+            `Idempotency-Key: trickle\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"project`
+        )
+      ])
+      // Within the timeout and Node's check of it (every second here), not Node's 300 s.
+      expect(Date.now() - started).toBeLessThan(4_000)
+      const messages = []
+      for (const raw of [headers, body]) {
+        const [head = "", text = ""] = raw.split("\r\n\r\n")
+        expect(head).toMatch(/^HTTP\/1\.1 400 /)
+        const requestId = /x-request-id: (.+)/i.exec(head)?.[1]
+        const parsed = JSON.parse(text) as { error: { code: string; message: string }; requestId: string }
+        expect(parsed).toMatchObject({ error: { code: "INVALID_REQUEST" }, requestId })
+        messages.push(parsed.error.message)
+      }
+      expect(messages[0]).toBe("The HTTP request did not arrive in time.")
+      // Nothing was started under the key: it starts a timer afresh.
+      const fresh = await new Promise<number>((resolve, reject) => {
+        const request = Http.request({
+          host: "127.0.0.1",
+          port,
+          method: "POST",
+          path: "/api/v1/timers/start",
+          headers: { authorization: `Bearer ${keys.member}`, "idempotency-key": "trickle", "content-type": "application/json" }
+        }, (response) => {
+          expect(response.headers["idempotent-replayed"]).toBeUndefined()
+          response.resume()
+          resolve(response.statusCode ?? 0)
+        })
+        request.on("error", reject)
+        request.end(JSON.stringify({ projectId: ids.website }))
+      })
+      expect(fresh).toBe(200)
+    } finally {
+      await runtime.dispose()
+    }
+  })
+})
+
 describe("Server.app embedded", () => {
   it("runs as a web handler, bodies included (bounded at 64 KiB)", async () => {
     const runtime = ManagedRuntime.make(MemoryStore.layerMemory)

@@ -83,11 +83,12 @@ export const track = (server: Http.Server): Tracker => {
 }
 
 /**
- * Answers a request Node could not parse with `400 INVALID_REQUEST` in the error shape and closes the connection;
- * `false` when the client is already gone.
+ * Answers a request Node could not parse, or whose headers did not arrive in time (`late`), with
+ * `400 INVALID_REQUEST` in the error shape and closes the connection; `false` when the client is already gone.
  */
-export const answerClientError = (socket: Stream.Duplex, requestId: string): boolean => {
-  const body = ErrorResponses.body("INVALID_REQUEST", "The HTTP request could not be parsed.", {}, requestId)
+export const answerClientError = (socket: Stream.Duplex, requestId: string, late = false): boolean => {
+  const message = late ? "The HTTP request did not arrive in time." : "The HTTP request could not be parsed."
+  const body = ErrorResponses.body("INVALID_REQUEST", message, {}, requestId)
   return NodeIo.writeRaw(socket, {
     status: 400,
     headers: {
