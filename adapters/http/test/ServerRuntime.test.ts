@@ -341,7 +341,7 @@ describe("a client trickling its request", () => {
         expect(parsed).toMatchObject({ error: { code: "INVALID_REQUEST" }, requestId })
         messages.push(parsed.error.message)
       }
-      expect(messages[0]).toBe("The HTTP request did not arrive in time.")
+      expect(messages).toEqual(["The HTTP request did not arrive in time.", "The request body could not be read."])
       // Nothing was started under the key: it starts a timer afresh.
       const fresh = await new Promise<number>((resolve, reject) => {
         const request = Http.request({
