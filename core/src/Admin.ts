@@ -14,12 +14,33 @@ import * as Fixture from "./Fixture.js"
 import * as FixtureSource from "./FixtureSource.js"
 import * as Ids from "./Ids.js"
 import * as Import from "./internal/fixtureImport.js"
-import type { ApiKeyInfo, AssignmentRow, DatasetRefs, EntryRecord, UserScope } from "./Records.js"
+import {
+  type ApiKeyInfo,
+  type AssignmentRow,
+  type Dataset,
+  emptyRefs,
+  type EntryRecord,
+  type MembershipRow,
+  type UserScope
+} from "./Records.js"
 import { DEFAULT_COLOR, isWritableInstant, parseTimestamp, type Role, type Scope, type TimeEntry } from "./Schemas.js"
 import { Store, type TimerChanges } from "./Store.js"
 import * as TimerRules from "./TimerRules.js"
 
 type LoadError = AdminInputInvalid | RecordConflict | StoreError
+
+/** Loads a fixture of one record and answers the row written, as stored: ids lowercased, defaults filled in. */
+const loadRow = <A>(
+  file: Fixture.FixtureFile,
+  rowOf: (rows: Omit<Dataset, "timeEntries">) => A | undefined,
+  what: string
+): Effect.Effect<A, LoadError, Store> =>
+  Effect.flatMap(Import.loadRowsFrom(FixtureSource.fromValue(file)), ({ rows }) => {
+    const row = rowOf(rows)
+    return row === undefined
+      ? Effect.fail(new AdminInputInvalid({ path: "$", message: `no ${what} was made` }))
+      : Effect.succeed(row)
+  })
 
 const withId = (id: string | undefined) => id === undefined ? Ids.next : Effect.succeed(id.toLowerCase())
 
@@ -54,13 +75,10 @@ export const hasWorkspaces: Effect.Effect<boolean, StoreError, Store> = Effect.f
  *
  * @since 0.1.0
  */
-export const addMembership = (input: UserScope & { readonly role: Role; readonly payRateCents?: number }) =>
-  Effect.map(Fixture.load({ memberships: [input] }), () => ({
-    workspaceId: input.workspaceId.toLowerCase(),
-    userId: input.userId.toLowerCase(),
-    role: input.role,
-    payRateCents: input.payRateCents ?? 0
-  }))
+export const addMembership = (
+  input: UserScope & { readonly role: Role; readonly payRateCents?: number }
+): Effect.Effect<MembershipRow, LoadError, Store> =>
+  loadRow({ memberships: [input] }, (rows) => rows.memberships[0], "membership")
 
 /**
  * Removes a membership; the user's keys for that workspace are revoked first, so that they stop authenticating at once
@@ -76,7 +94,7 @@ export const removeMembership = (scope: UserScope) =>
     const { admin } = yield* Store
     const pair = { workspaceId: scope.workspaceId.toLowerCase(), userId: scope.userId.toLowerCase() }
     const notFound = new RecordNotFound({ entity: "membership", id: `${scope.workspaceId}/${scope.userId}` })
-    const stored = yield* admin.lookup({ ...NO_REFS, userIds: [pair.userId] })
+    const stored = yield* admin.lookup({ ...emptyRefs, userIds: [pair.userId] })
     if (!stored.memberships.some((m) => m.workspaceId === pair.workspaceId && m.userId === pair.userId)) {
       return yield* notFound
     }
@@ -93,18 +111,6 @@ export const removeMembership = (scope: UserScope) =>
     const keysRevoked = before + (yield* revokeKeys)
     return { ...pair, removed: true, keysRevoked }
   })
-
-const NO_REFS: DatasetRefs = {
-  workspaceIds: [],
-  userIds: [],
-  clientIds: [],
-  projectIds: [],
-  entryIds: [],
-  apiKeyIds: [],
-  apiKeyDigests: [],
-  userScopes: [],
-  assignments: []
-}
 
 /** @since 0.1.0 */
 export const createClient = (
@@ -144,15 +150,7 @@ export const assign = (input: {
   readonly userId: string
   readonly payRateCents?: number
 }): Effect.Effect<AssignmentRow, LoadError, Store> =>
-  Effect.flatMap(
-    Import.loadRowsFrom(FixtureSource.fromValue({ assignments: [input] })),
-    ({ rows }) => {
-      const [row] = rows.assignments
-      return row === undefined
-        ? new AdminInputInvalid({ path: "$", message: "no assignment was made" })
-        : Effect.succeed({ projectId: row.projectId, userId: row.userId, payRateCents: row.payRateCents })
-    }
-  )
+  loadRow({ assignments: [input] }, (rows) => rows.assignments[0], "assignment")
 
 /**
  * Archives (or restores) a client or a project.

@@ -237,6 +237,23 @@ export interface DatasetRefs {
 }
 
 /**
+ * Refs to nothing: spread it and set the ids to look up.
+ *
+ * @since 0.1.0
+ */
+export const emptyRefs: DatasetRefs = {
+  workspaceIds: [],
+  userIds: [],
+  clientIds: [],
+  projectIds: [],
+  entryIds: [],
+  apiKeyIds: [],
+  apiKeyDigests: [],
+  userScopes: [],
+  assignments: []
+}
+
+/**
  * What of `DatasetRefs` is already stored.
  *
  * @since 0.1.0

@@ -195,8 +195,10 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
           return tracker.closeWhenIdle(socket)
         }
         const requestId = randomUUID()
-        const late = error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-        if (!Shutdown.answerClientError(socket, requestId, late) || !runner.logs(LogLevel.Info)) return
+        const message = error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+          ? "The HTTP request did not arrive in time."
+          : "The HTTP request could not be parsed."
+        if (!Shutdown.answerClientError(socket, requestId, message) || !runner.logs(LogLevel.Info)) return
         writer.write(Pipeline.logLine("request", LogLevel.Info, {
           requestId,
           method: null,

@@ -5,7 +5,7 @@
  */
 import { describe, expect, layer } from "@effect/vitest"
 import { Store } from "@stint/core"
-import { type Dataset, emptyDataset, type EntryRow } from "@stint/core/Records"
+import { type Dataset, emptyDataset, emptyRefs, type EntryRow } from "@stint/core/Records"
 import * as Effect from "effect/Effect"
 import { randomUUID } from "node:crypto"
 import { seedWorld, storeLayer, TestDatabase } from "./support.js"
@@ -83,17 +83,7 @@ describe("PgStore bulk", () => {
           Effect.gen(function*() {
             yield* tx.insert(batch(good))
             yield* tx.insert(batch(clash))
-            yield* tx.lookup({
-              workspaceIds: [ids.workspace],
-              userIds: [],
-              clientIds: [],
-              projectIds: [],
-              entryIds: [],
-              apiKeyIds: [],
-              apiKeyDigests: [],
-              userScopes: [],
-              assignments: []
-            })
+            yield* tx.lookup({ ...emptyRefs, workspaceIds: [ids.workspace] })
             return yield* Effect.fail("the caller's own later failure" as const)
           })
         ))

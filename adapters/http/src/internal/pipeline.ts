@@ -38,7 +38,8 @@ export interface Answered {
 
 const NO_FIELDS: Readonly<Record<string, string>> = {}
 
-const toResponse = (outcome: Outcome, requestId: string): Outgoing => {
+/** The response of an outcome: its body and the headers every answer carries. */
+export const toResponse = (outcome: Outcome, requestId: string): Outgoing => {
   const length = String(Buffer.byteLength(outcome.body))
   return {
     status: outcome.status,

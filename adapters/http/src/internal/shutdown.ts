@@ -6,8 +6,9 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Http from "node:http"
 import type * as Stream from "node:stream"
-import * as ErrorResponses from "../ErrorResponses.js"
+import * as Dispatch from "./dispatch.js"
 import * as NodeIo from "./node.js"
+import * as Pipeline from "./pipeline.js"
 
 /** Counts requests in flight on a server and drains it. */
 export interface Tracker {
@@ -83,21 +84,11 @@ export const track = (server: Http.Server): Tracker => {
 }
 
 /**
- * Answers a request Node could not parse, or whose headers did not arrive in time (`late`), with
- * `400 INVALID_REQUEST` in the error shape and closes the connection; `false` when the client is already gone.
+ * Answers a request Node could not parse (or whose headers did not arrive in time) with `400 INVALID_REQUEST` saying
+ * `message`, with the headers of every answer, and closes the connection; `false` when the client is already gone.
  */
-export const answerClientError = (socket: Stream.Duplex, requestId: string, late = false): boolean => {
-  const message = late ? "The HTTP request did not arrive in time." : "The HTTP request could not be parsed."
-  const body = ErrorResponses.body("INVALID_REQUEST", message, {}, requestId)
-  return NodeIo.writeRaw(socket, {
-    status: 400,
-    headers: {
-      "content-type": "application/json",
-      "content-length": String(Buffer.byteLength(body)),
-      "x-request-id": requestId,
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff"
-    },
-    body
-  })
-}
+export const answerClientError = (socket: Stream.Duplex, requestId: string, message: string): boolean =>
+  NodeIo.writeRaw(
+    socket,
+    Pipeline.toResponse(Dispatch.failure(requestId, null, "INVALID_REQUEST", 400, message), requestId)
+  )
