@@ -31,6 +31,18 @@ for (const store of stores) {
         }
       }))
 
+    it("the target is read as URL parsing reads it: dot segments resolved, a fragment dropped (README, Routes)", () =>
+      withServer(store)(async (h) => {
+        const plain = await h.send({ method: "GET", path: "/api/v1/clients", headers: bearer(keys.owner) })
+        expect(plain.status).toBe(200)
+        for (const path of ["/api/v1/x/../clients", "/api/v1/./clients", "/api/v1/%2e%2E/v1/clients", "/api/v1/clients#f"]) {
+          const reply = await h.send({ method: "GET", path, headers: bearer(keys.owner) })
+          expect({ path, status: reply.status, text: reply.text }).toEqual({ path, status: 200, text: plain.text })
+        }
+        expectError(await h.send({ method: "GET", path: "/api/v1/clients/..", headers: bearer(keys.owner) }), 404, "NOT_FOUND")
+        expectError(await h.send({ method: "GET", path: "/api/v1/timer/../nope" }), 404, "NOT_FOUND")
+      }))
+
     it("a known path with another method is 405 METHOD_NOT_ALLOWED with Allow, before authentication", () =>
       withServer(store)(async (h) => {
         const cases: ReadonlyArray<readonly [string, string, string]> = [
