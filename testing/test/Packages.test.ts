@@ -31,6 +31,7 @@ interface Manifest {
   readonly name: string
   readonly version: string
   readonly dependencies?: Readonly<Record<string, string>>
+  readonly optionalDependencies?: Readonly<Record<string, string>>
   readonly peerDependencies?: Readonly<Record<string, string>>
 }
 
@@ -72,7 +73,8 @@ const before = (a: string, b: string): boolean => {
 
 describe.each(published)("%s", (dir) => {
   const pkg = manifest(dir)
-  const dependencies = Object.keys(pkg.dependencies ?? {})
+  // Optional dependencies are installed by default, as dependencies are; a failed build of one does not fail the install.
+  const dependencies = [...Object.keys(pkg.dependencies ?? {}), ...Object.keys(pkg.optionalDependencies ?? {})]
   const peers = Object.keys(pkg.peerDependencies ?? {})
   const imports = imported(dir, pkg.name)
 

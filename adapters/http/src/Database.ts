@@ -5,8 +5,6 @@
  * @since 0.1.0
  */
 import type { Errors, Store } from "@stint/core"
-import { PgStore } from "@stint/postgres"
-import { SqliteStore } from "@stint/sqlite"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
@@ -14,6 +12,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
+import * as Adapters from "./internal/adapters.js"
 
 /**
  * The address used when neither `--database` nor `STINT_DATABASE_URL` is given.
@@ -138,12 +137,20 @@ export const layer = (
       // Each store applies pending migrations when its layer is built.
       case "Sqlite":
         return Layer.unwrapEffect(
-          Effect.map(sqliteTuning, (tuning) => SqliteStore.layer({ filename: target.filename, ...tuning }))
+          Effect.zipWith(
+            Adapters.sqlite,
+            sqliteTuning,
+            ({ SqliteStore }, tuning) => SqliteStore.layer({ filename: target.filename, ...tuning })
+          )
         )
       case "Postgres":
         // `PoolStats` rides along for the metrics listener (a `Layer` may provide more than its type says).
         return Layer.unwrapEffect(
-          Effect.map(pgTuning, (tuning) => PgStore.layerWithPoolStats({ url: target.url, ...tuning }))
+          Effect.zipWith(
+            Adapters.postgres,
+            pgTuning,
+            ({ PgStore }, tuning) => PgStore.layerWithPoolStats({ url: target.url, ...tuning })
+          )
         )
     }
   }))
@@ -167,8 +174,11 @@ export const migrate = (
   Effect.flatMap(parse(url), (target) => {
     switch (target._tag) {
       case "Sqlite":
-        return SqliteStore.migrate({ filename: target.filename })
+        return Effect.flatMap(Adapters.sqlite, ({ SqliteStore }) => SqliteStore.migrate({ filename: target.filename }))
       case "Postgres":
-        return Effect.flatMap(pgTuning, (tuning) => PgStore.migrate({ url: target.url, ...tuning }))
+        return Effect.flatMap(
+          Effect.zip(Adapters.postgres, pgTuning),
+          ([{ PgStore }, tuning]) => PgStore.migrate({ url: target.url, ...tuning })
+        )
     }
   })

@@ -8,7 +8,7 @@
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
 import type { MetricProducer } from "@opentelemetry/sdk-metrics"
-import { PgStore } from "@stint/postgres"
+import type { PgStore } from "@stint/postgres"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -58,6 +58,14 @@ export class MetricsServer extends Context.Tag("@stint/http/MetricsServer")<Metr
   /** `http://HOST:PORT/metrics`. */
   readonly url: string
 }>() {}
+
+/**
+ * `PgStore.PoolStats`, found by its key: a `Context` holds services by their tag's key, and naming the tag itself would
+ * load `@stint/postgres` (an optional dependency) and its driver wherever metrics are served.
+ */
+export const PoolStats = Context.GenericTag<PgStore.PoolStats, PgStore.PoolStats["Type"]>(
+  "@stint/postgres/PgStore/PoolStats"
+)
 
 /** How often the event-loop monitor's timer runs. */
 const LAG_RESOLUTION_MILLIS = 10
@@ -114,7 +122,7 @@ export const layer = (options: Options): Layer.Layer<MetricsServer, MetricsListe
       // Counters without labels show 0 from the first scrape on, not only once they first move.
       for (const counter of Metrics.unlabelled) counter.register()
       Metrics.presetLabelled()
-      const gauges = sampler(yield* Effect.serviceOption(PgStore.PoolStats))
+      const gauges = sampler(yield* Effect.serviceOption(PoolStats))
       yield* Effect.addFinalizer(() => Effect.sync(gauges.stop))
       const exporter = new PrometheusExporter({ preventServerStart: true, withoutScopeInfo: true })
       // The spans' resource, so that metrics and traces join on service.name (OTEL_SERVICE_NAME and
