@@ -89,6 +89,17 @@ describe.each(published)("%s", (dir) => {
     expect(declared.filter((name) => !imports.has(name) && !wanted.has(name))).toEqual([])
   })
 
+  it("imports its optional dependencies only as types or dynamically (a static import would make them required)", () => {
+    const optional = Object.keys(pkg.optionalDependencies ?? {})
+    const STATIC = /(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^"']*?\bfrom\s*["']([^"']+)["']/g
+    const required = sources(join(root, dir, "src")).flatMap((file) =>
+      [...readFileSync(file, "utf8").matchAll(STATIC)]
+        .filter((match) => optional.includes(packageOf(match[1] as string) ?? ""))
+        .map((match) => `${file.slice(root.length)}: ${match[1]}`)
+    )
+    expect(required).toEqual([])
+  })
+
   it("takes the packages an application holds once as peers", () => {
     expect(dependencies.filter((name) => SHARED.includes(name))).toEqual([])
   })

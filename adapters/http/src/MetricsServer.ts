@@ -8,7 +8,6 @@
 import * as OtelMetrics from "@effect/opentelemetry/Metrics"
 import { PrometheusExporter } from "@opentelemetry/exporter-prometheus"
 import type { MetricProducer } from "@opentelemetry/sdk-metrics"
-import type { PgStore } from "@stint/postgres"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -17,6 +16,7 @@ import * as Schema from "effect/Schema"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { monitorEventLoopDelay } from "node:perf_hooks"
+import { PoolStats, type PoolStatsShape } from "./internal/poolStats.js"
 import * as StintResource from "./internal/resource.js"
 import * as Metrics from "./Metrics.js"
 
@@ -59,19 +59,11 @@ export class MetricsServer extends Context.Tag("@stint/http/MetricsServer")<Metr
   readonly url: string
 }>() {}
 
-/**
- * `PgStore.PoolStats`, found by its key: a `Context` holds services by their tag's key, and naming the tag itself would
- * load `@stint/postgres` (an optional dependency) and its driver wherever metrics are served.
- */
-export const PoolStats = Context.GenericTag<PgStore.PoolStats, PgStore.PoolStats["Type"]>(
-  "@stint/postgres/PgStore/PoolStats"
-)
-
 /** How often the event-loop monitor's timer runs. */
 const LAG_RESOLUTION_MILLIS = 10
 
 /** Refreshes the gauges that describe the present moment, just before each collection. */
-const sampler = (pool: Option.Option<PgStore.PoolStats["Type"]>) => {
+const sampler = (pool: Option.Option<PoolStatsShape>) => {
   const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MILLIS })
   lag.enable()
   const inUse = Metrics.labels(["state", "in_use"])

@@ -7,10 +7,15 @@ import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { PgStore } from "@stint/postgres"
 import { Effect, Exit } from "effect"
-import { describe, expect, it } from "vitest"
+import { beforeAll, describe, expect, it } from "vitest"
 import * as Adapters from "../src/internal/adapters.js"
-import { root } from "./CliHarness.js"
+import { PoolStats } from "../src/internal/poolStats.js"
+import { build, root } from "./CliHarness.js"
+
+// The child processes import the built package.
+beforeAll(build, 120_000)
 
 /** The CommonJS drivers a child process has loaded after `script` (the drivers are CommonJS; their paths are telling). */
 const driversLoadedAfter = (script: string): Array<string> => {
@@ -42,6 +47,10 @@ describe("storage adapters, loaded when used", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }
+  })
+
+  it("the metrics listener looks the pool up under PgStore.PoolStats's own key", () => {
+    expect(PoolStats.key).toBe(PgStore.PoolStats.key)
   })
 
   it("an adapter that is not installed is named, with the package to add", async () => {

@@ -12,10 +12,10 @@ export const isNotInstalled = (cause: unknown, name: string): boolean =>
   (cause.code === "ERR_MODULE_NOT_FOUND" || cause.code === "MODULE_NOT_FOUND") &&
   "message" in cause && typeof cause.message === "string" && cause.message.includes(`'${name}'`)
 
-/** The package `name` (the adapter for `kind`), loaded by `load`; a package not installed says which one to add. */
-export const load = <A>(name: string, kind: string, load: () => Promise<A>): Effect.Effect<A, Errors.StoreError> =>
+/** The package `name` (the adapter for `kind`), imported by `importer`; a package not installed says which to add. */
+export const load = <A>(name: string, kind: string, importer: () => Promise<A>): Effect.Effect<A, Errors.StoreError> =>
   Effect.tryPromise({
-    try: load,
+    try: importer,
     catch: (cause) =>
       new Errors.StoreError({
         message: isNotInstalled(cause, name)
