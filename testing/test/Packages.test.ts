@@ -52,17 +52,21 @@ const packageOf = (specifier: string): string | undefined => {
 
 const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^"']*?\bfrom\s*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']\s*\)/g
 
-/** Every package the sources of `dir` import (static, type-only and dynamic imports). */
-const imported = (dir: string, self: string): Set<string> => {
-  const found = new Set<string>()
-  for (const file of sources(join(root, dir, "src"))) {
-    for (const match of readFileSync(file, "utf8").matchAll(SPECIFIER)) {
+/** Static imports and re-exports that load their module at run time (not `import type` / `export type`). */
+const STATIC_VALUE = /(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^"']*?\bfrom\s*["']([^"']+)["']/g
+
+/** Each package the sources of `dir` import by `pattern`, with the file that does. */
+const importsOf = (dir: string, pattern: RegExp): Array<{ readonly file: string; readonly name: string }> =>
+  sources(join(root, dir, "src")).flatMap((file) =>
+    [...readFileSync(file, "utf8").matchAll(pattern)].flatMap((match) => {
       const name = packageOf(match[1] ?? match[2] ?? "")
-      if (name !== undefined && name !== self) found.add(name)
-    }
-  }
-  return found
-}
+      return name === undefined ? [] : [{ file: file.slice(root.length), name }]
+    })
+  )
+
+/** Every package the sources of `dir` import (static, type-only and dynamic imports). */
+const imported = (dir: string, self: string): Set<string> =>
+  new Set(importsOf(dir, SPECIFIER).map(({ name }) => name).filter((name) => name !== self))
 
 /** `a` before `b` as versions `x.y.z`. */
 const before = (a: string, b: string): boolean => {
@@ -91,13 +95,8 @@ describe.each(published)("%s", (dir) => {
 
   it("imports its optional dependencies only as types or dynamically (a static import would make them required)", () => {
     const optional = Object.keys(pkg.optionalDependencies ?? {})
-    const STATIC = /(?:^|\n)\s*(?:import|export)\s+(?!type\b)[^"']*?\bfrom\s*["']([^"']+)["']/g
-    const required = sources(join(root, dir, "src")).flatMap((file) =>
-      [...readFileSync(file, "utf8").matchAll(STATIC)]
-        .filter((match) => optional.includes(packageOf(match[1] as string) ?? ""))
-        .map((match) => `${file.slice(root.length)}: ${match[1]}`)
-    )
-    expect(required).toEqual([])
+    const required = importsOf(dir, STATIC_VALUE).filter(({ name }) => optional.includes(name))
+    expect(required.map(({ file, name }) => `${file}: ${name}`)).toEqual([])
   })
 
   it("takes the packages an application holds once as peers", () => {
