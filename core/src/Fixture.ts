@@ -61,7 +61,7 @@ export const toDataset = (
 
 /**
  * Loads a fixture read from `source`, all or nothing: validated against itself and the store, naming the JSON path of
- * the first problem. Time entries are read, checked and inserted in batches (in one `AdminStore.bulk` transaction when
+ * the first problem. Time entries are read, checked and inserted in batches (in one `AdminStore.bulk` load when
  * they need more than one), so the source can stream a file far larger than memory; the source's own failures pass
  * through, and nothing is written when anything fails.
  *

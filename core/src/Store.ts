@@ -31,8 +31,9 @@
  *   nothing it wrote may remain.
  * - `cursorSecret` must be the same for every instance on the store and survive restarts, or issued cursors stop
  *   working.
- * - `admin.bulk` (optional) is one write transaction for loads of any size: the core looks rows up and inserts them a
- *   batch at a time inside it, with the same refusals as `admin.insert`; nothing remains unless it commits.
+ * - `admin.bulk` (optional) stores a load of any size all or nothing: the core looks rows up and inserts them a
+ *   batch at a time inside it, with the same refusals as `admin.insert`; nothing remains unless the whole load is
+ *   stored.
  * - `admin.insert` must refuse, with `RecordConflict` and nothing written, a row whose id is taken (any kind), an API
  *   key digest that is taken, a second membership of a user in a workspace, a second assignment of a user to a
  *   project, and a second active entry for a user in a workspace. The core checks these against `lookup` first; the
@@ -124,14 +125,14 @@ export interface TimerTransaction {
 }
 
 /**
- * One write transaction that a large load fills batch by batch (see `AdminStore.bulk`).
+ * One load that is filled batch by batch and stored all or nothing (see `AdminStore.bulk`).
  *
  * @since 0.1.0
  */
 export interface BulkTransaction {
   /**
-   * `AdminStore.lookup`, answered inside the transaction (rows inserted by earlier batches count as stored). It fails
-   * with the failure of the previous `insert` when the store reports that one late (see `insert`).
+   * `AdminStore.lookup` as the load sees it: rows inserted by earlier batches count as stored. It fails with the
+   * failure of the previous `insert` when the store reports that one late (see `insert`).
    */
   readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError | RecordConflict>
   /**
@@ -157,10 +158,13 @@ export interface AdminStore {
   /** Inserts every row in one transaction; nothing is written on failure. */
   readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
   /**
-   * Optional: runs `body` in one write transaction that it fills in batches, for loads too large to pass as one
-   * dataset (`stint seed` of a million time entries). Commits when `body` succeeds; when it fails, dies or is
-   * interrupted, nothing it inserted remains. The transaction is not bound by the timeouts meant for requests.
-   * Stores without it still load large fixtures, all or nothing, through one `insert` of every batch at the end.
+   * Optional: runs `body`, which fills one load in batches, for loads too large to pass as one dataset (`stint seed`
+   * of a million time entries), all or nothing: the load is stored when `body` succeeds (as one transaction would
+   * store it); when it fails, dies or is interrupted, nothing it inserted remains. A store may write the batches as
+   * they come inside one write transaction (PostgreSQL), or stage them elsewhere and copy them in one transaction at
+   * the end (SQLite, to hold its one write lock for the copy only); either way its constraints refuse, as `insert`
+   * does, what another writer stored meanwhile. The load is not bound by the timeouts meant for requests. Stores
+   * without it still load large fixtures, all or nothing, through one `insert` of every batch at the end.
    */
   readonly bulk?: <A, E, R>(
     body: (tx: BulkTransaction) => Effect.Effect<A, E, R>

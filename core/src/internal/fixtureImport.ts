@@ -2,7 +2,7 @@
  * Loading a fixture from a `FixtureSource`, all or nothing. The small sections are read whole; time entries are read
  * in batches of `BATCH_SIZE`. A fixture whose entries fit in one batch is looked up once and inserted with
  * `AdminStore.insert` (one transaction, as for every admin operation); a larger one is checked and inserted batch by
- * batch inside one `AdminStore.bulk` transaction (or buffered into one `insert` when the store has no bulk path), so
+ * batch inside one `AdminStore.bulk` load (or buffered into one `insert` when the store has no bulk path), so
  * memory holds two batches and the ids seen, never the file.
  */
 import * as Chunk from "effect/Chunk"

@@ -1,9 +1,24 @@
 /**
- * `AdminStore.bulk` on SQLite: one `BEGIN IMMEDIATE` transaction that the core fills batch by batch, each table's rows
- * going in as multi-row INSERTs of up to `ROWS_PER_STATEMENT` rows (the statement of a full group is prepared once and
- * reused from the client's cache). Lookups run on the same connection, so they see the batches inserted before.
- * A constraint failure is tracked down to its row (the rows of the failed statement are inserted again one by one),
- * so the `RecordConflict` names it as `AdminStore.insert` would.
+ * `AdminStore.bulk` on SQLite: the load is staged outside the file, then copied into it in one short write transaction.
+ *
+ * SQLite has one writer per file, and every request that authenticates writes (its key's rate-limit window). A load of
+ * hundreds of thousands of rows written straight into the file would hold the write lock for as long as the core takes
+ * to read, check and insert them all (about 10 s for 300,000 entries): every request on the file, in any process, would
+ * wait for it up to its busy timeout and then fail. So the batches go into staging tables first, in a private
+ * temporary database attached to the connection as `stint_stage` (`ATTACH ''`: a file of SQLite's own in the temporary
+ * directory, deleted when detached), each batch as multi-row INSERTs of up to `ROWS_PER_STATEMENT` rows, in autocommit,
+ * taking no lock on the file. Lookups look in the file and in the staging tables (rows of earlier batches count as
+ * stored). Only then does one `BEGIN IMMEDIATE` transaction copy every staging table into the file's, parents before
+ * children, one `INSERT … SELECT` each: the write lock is held for the copy alone (about 3 s for 300,000 entries).
+ *
+ * The staging tables have the file's primary keys, its unique digest and its one-active-entry index, so a duplicate
+ * inside the load is refused as it is staged; the file's own constraints (foreign keys included) are checked by the
+ * copy, which also catches what another writer stored meanwhile. Either way the failure is tracked down to its row
+ * (the rows of the failed statement are inserted again one by one), so the `RecordConflict` names it as
+ * `AdminStore.insert` would, and nothing of the load remains.
+ *
+ * One load at a time per connection (a semaphore): the staging schema has one name, so the statement cache stays
+ * bounded. `bulk` cannot run inside another transaction of this connection (`ATTACH` is refused there).
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -11,13 +26,16 @@ import type { RecordConflict, StoreError } from "@stint/core/Errors"
 import type { Dataset } from "@stint/core/Records"
 import type { BulkTransaction } from "@stint/core/Store"
 import * as Effect from "effect/Effect"
-import { immediate, storeError } from "./database.js"
+import { immediate, orStoreError, storeError } from "./database.js"
 import { insertRow } from "./insert.js"
 import { lookup } from "./lookup.js"
-import { ORDER, statement, type Table, TABLES, type Value } from "./tables.js"
+import { keyOfValues, ORDER, statement, type Table, TABLES, type Value } from "./tables.js"
 
 /** Rows per INSERT: 500 rows of 10 columns stay well under SQLite's limit of 32,766 bound parameters. */
 export const ROWS_PER_STATEMENT = 500
+
+/** The schema the staging database is attached as. */
+export const STAGE = "stint_stage"
 
 /** The SQLite result code family of a failure: constraint failures are tracked down to their row. */
 const isConstraint = (error: SqlError): boolean => {
@@ -26,17 +44,43 @@ const isConstraint = (error: SqlError): boolean => {
     cause.code.startsWith("SQLITE_CONSTRAINT")
 }
 
-const insertAll = <A>(sql: SqlClient.SqlClient, table: Table<A>, rows: ReadonlyArray<A>) =>
+const tableOf = (name: keyof Dataset) => TABLES[name] as Table<never>
+
+/**
+ * The staging tables: the dataset's columns (untyped: they hold the values as given), the file's primary keys, and
+ * the unique indexes a load could break by itself. No foreign keys: a row's parent may be in the file.
+ */
+const STAGE_SCHEMA: ReadonlyArray<string> = [
+  "PRAGMA stint_stage.journal_mode = MEMORY",
+  "PRAGMA stint_stage.synchronous = OFF",
+  ...ORDER.map((name) => {
+    const table = tableOf(name)
+    return `CREATE TABLE ${STAGE}.${table.table} (${table.columns.join(", ")}, PRIMARY KEY (${
+      table.primaryKey.join(", ")
+    }))`
+  }),
+  `CREATE UNIQUE INDEX ${STAGE}.api_keys_digest ON api_keys (digest)`,
+  `CREATE UNIQUE INDEX ${STAGE}.time_entries_one_active ON time_entries (workspace_id, user_id) WHERE status = 'active'`
+]
+
+/**
+ * Inserts `rows` (each a row's values) into `table` of `schema`, `ROWS_PER_STATEMENT` at a time; a group that breaks
+ * a constraint is inserted again row by row, so that the failure names its row.
+ */
+const insertValues = (
+  sql: SqlClient.SqlClient,
+  table: Table<never>,
+  schema: string,
+  rows: ReadonlyArray<ReadonlyArray<Value>>
+): Effect.Effect<void, RecordConflict | StoreError> =>
   Effect.gen(function*() {
     for (let start = 0; start < rows.length; start += ROWS_PER_STATEMENT) {
       const group = rows.slice(start, start + ROWS_PER_STATEMENT)
-      const params: Array<Value> = []
-      for (const row of group) for (const value of table.values(row)) params.push(value)
-      yield* sql.unsafe(statement(table as Table<never>, group.length), params).pipe(
+      yield* sql.unsafe(statement(table, group.length, schema), group.flat()).pipe(
         Effect.catchAll((error): Effect.Effect<void, RecordConflict | StoreError> =>
           isConstraint(error)
-            ? Effect.forEach(group, (row) =>
-              insertRow(sql, table.entity, table.key(row), statement(table as Table<never>, 1), table.values(row)), {
+            ? Effect.forEach(group, (values) =>
+              insertRow(sql, table.entity, keyOfValues(table, values), statement(table, 1, schema), values), {
               discard: true
             })
             : Effect.fail(storeError(`inserting ${table.table}`)(error)))
@@ -44,11 +88,67 @@ const insertAll = <A>(sql: SqlClient.SqlClient, table: Table<A>, rows: ReadonlyA
     }
   })
 
-/** Inserts a batch, parents before children. */
-const insertBatch = (sql: SqlClient.SqlClient) => (dataset: Dataset): Effect.Effect<void, RecordConflict | StoreError> =>
-  Effect.forEach(ORDER, (name) => insertAll(sql, TABLES[name] as Table<unknown>, dataset[name]), { discard: true })
+/** Stages a batch, parents before children. */
+const stageBatch = (sql: SqlClient.SqlClient) => (dataset: Dataset): Effect.Effect<void, RecordConflict | StoreError> =>
+  Effect.forEach(ORDER, (name) => {
+    const table = tableOf(name)
+    const rows = dataset[name] as ReadonlyArray<never>
+    return rows.length === 0 ? Effect.void : insertValues(sql, table, STAGE, rows.map(table.values))
+  }, { discard: true })
 
-/** `AdminStore.bulk`: `body` runs inside one write transaction, committed when it succeeds. */
-export const bulk = (sql: SqlClient.SqlClient) =>
-<A, E, R>(body: (tx: BulkTransaction) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError | RecordConflict, R> =>
-  immediate(sql)(body({ lookup: lookup(sql), insert: insertBatch(sql) }))
+/**
+ * Copies one staging table into the file's in one statement. When the copy breaks a constraint (nothing of it
+ * remains), its rows are read back in order, a group at a time, and inserted as a batch would be, to name the row.
+ */
+const copy = (sql: SqlClient.SqlClient, table: Table<never>): Effect.Effect<void, RecordConflict | StoreError> => {
+  const columns = table.columns.join(", ")
+  return sql.unsafe(`INSERT INTO main.${table.table} (${columns}) SELECT ${columns} FROM ${STAGE}.${table.table} ORDER BY rowid`)
+    .pipe(
+      Effect.asVoid,
+      Effect.catchAll((error): Effect.Effect<void, RecordConflict | StoreError> =>
+        isConstraint(error) ? trackDown(sql, table) : Effect.fail(storeError(`copying ${table.table}`)(error))
+      )
+    )
+}
+
+/** `copy`'s failure named: the staged rows inserted again, group by group, until one is refused. */
+const trackDown = (sql: SqlClient.SqlClient, table: Table<never>): Effect.Effect<void, RecordConflict | StoreError> =>
+  Effect.gen(function*() {
+    const read = `SELECT rowid, ${table.columns.join(", ")} FROM ${STAGE}.${table.table}
+      WHERE rowid > ? ORDER BY rowid LIMIT ${ROWS_PER_STATEMENT}`
+    let after = 0
+    for (;;) {
+      const rows = yield* sql.unsafe(read, [after]).values.pipe(orStoreError(`reading staged ${table.table}`))
+      const last = rows[rows.length - 1]
+      if (last === undefined) break
+      after = Number(last[0])
+      yield* insertValues(sql, table, "main", rows.map((row) => row.slice(1) as ReadonlyArray<Value>))
+    }
+    // Every row went in one by one, although the copy of them all was refused: should not happen; fail all the same.
+    return yield* storeError(`copying ${table.table}`)(new Error("the copy broke a constraint that no single row breaks"))
+  })
+
+/**
+ * `AdminStore.bulk`: `body` fills the staging tables; when it succeeds, they are copied into the file in one write
+ * transaction. The staging database is detached (and deleted) whatever happens.
+ */
+export const bulk = (sql: SqlClient.SqlClient) => {
+  const oneAtATime = Effect.unsafeMakeSemaphore(1)
+  const attached = Effect.zipRight(
+    Effect.acquireRelease(
+      sql.unsafe(`ATTACH DATABASE '' AS ${STAGE}`).pipe(orStoreError("attaching the staging database")),
+      () => sql.unsafe(`DETACH DATABASE ${STAGE}`).pipe(Effect.ignoreLogged)
+    ),
+    Effect.forEach(STAGE_SCHEMA, (text) => sql.unsafe(text), { discard: true }).pipe(
+      orStoreError("creating the staging tables")
+    )
+  )
+  const tx: BulkTransaction = { lookup: lookup(sql, ["main", STAGE]), insert: stageBatch(sql) }
+  return <A, E, R>(body: (tx: BulkTransaction) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError | RecordConflict, R> =>
+    oneAtATime.withPermits(1)(Effect.scoped(Effect.gen(function*() {
+      yield* attached
+      const result = yield* body(tx)
+      yield* immediate(sql)(Effect.forEach(ORDER, (name) => copy(sql, tableOf(name)), { discard: true }))
+      return result
+    })))
+}

@@ -1,7 +1,8 @@
 /**
- * How each table of a dataset is written: its columns, the entity a conflict names, the row's key and its values.
- * One description serves `AdminStore.insert` (row by row, so a failure names its row) and `AdminStore.bulk`
- * (multi-row INSERTs of the same columns).
+ * How each table of a dataset is written: its columns, its primary key, the entity a conflict names, the row's key and
+ * its values. One description serves `AdminStore.insert` (row by row, so a failure names its row) and
+ * `AdminStore.bulk` (multi-row INSERTs of the same columns into the staging tables it builds from these columns, then
+ * one copy into the file's own).
  */
 import type { Dataset } from "@stint/core/Records"
 import { flag } from "./rows.js"
@@ -12,6 +13,8 @@ export type Value = string | number | null
 export interface Table<A> {
   readonly table: string
   readonly columns: ReadonlyArray<string>
+  /** The columns of its primary key, the first columns of `columns`: `key` joins their values (`pairKey`). */
+  readonly primaryKey: ReadonlyArray<string>
   readonly entity: string
   readonly key: (row: A) => string
   readonly values: (row: A) => ReadonlyArray<Value>
@@ -20,19 +23,25 @@ export interface Table<A> {
 /** The key of a row identified by two ids (memberships, assignments), as conflicts and lookups name it. */
 export const pairKey = (a: string, b: string) => `${a} ${b}`
 
-const statementFor = (table: Table<never>, rows: number): string => {
+/** The key of a row given as its `values` (its primary key's values, joined as `key` joins them). */
+export const keyOfValues = (table: Table<never>, values: ReadonlyArray<Value>): string =>
+  table.primaryKey.length === 1 ? String(values[0]) : pairKey(String(values[0]), String(values[1]))
+
+const statementFor = (table: Table<never>, rows: number, schema: string): string => {
   const tuple = `(${table.columns.map(() => "?").join(", ")})`
-  return `INSERT INTO ${table.table} (${table.columns.join(", ")}) VALUES ${Array.from({ length: rows }, () => tuple).join(", ")}`
+  return `INSERT INTO ${schema}.${table.table} (${table.columns.join(", ")}) VALUES ${
+    Array.from({ length: rows }, () => tuple).join(", ")
+  }`
 }
 
 const statements = new Map<string, string>()
 
-/** The INSERT of `rows` rows into `table` (texts are built once per shape). */
-export const statement = (table: Table<never>, rows: number): string => {
-  const key = `${table.table} ${rows}`
+/** The INSERT of `rows` rows into `table` of `schema` (texts are built once per shape). */
+export const statement = (table: Table<never>, rows: number, schema = "main"): string => {
+  const key = `${schema}.${table.table} ${rows}`
   let text = statements.get(key)
   if (text === undefined) {
-    text = statementFor(table, rows)
+    text = statementFor(table, rows, schema)
     statements.set(key, text)
   }
   return text
@@ -40,10 +49,18 @@ export const statement = (table: Table<never>, rows: number): string => {
 
 /** Every table of a dataset. */
 export const TABLES = {
-  workspaces: { table: "workspaces", columns: ["id", "name"], entity: "workspace", key: (w) => w.id, values: (w) => [w.id, w.name] },
+  workspaces: {
+    table: "workspaces",
+    columns: ["id", "name"],
+    primaryKey: ["id"],
+    entity: "workspace",
+    key: (w) => w.id,
+    values: (w) => [w.id, w.name]
+  },
   users: {
     table: "users",
     columns: ["id", "name", "email"],
+    primaryKey: ["id"],
     entity: "user",
     key: (u) => u.id,
     values: (u) => [u.id, u.name, u.email]
@@ -51,6 +68,7 @@ export const TABLES = {
   memberships: {
     table: "memberships",
     columns: ["workspace_id", "user_id", "role", "pay_rate_cents"],
+    primaryKey: ["workspace_id", "user_id"],
     entity: "membership",
     key: (m) => pairKey(m.workspaceId, m.userId),
     values: (m) => [m.workspaceId, m.userId, m.role, m.payRateCents]
@@ -58,6 +76,7 @@ export const TABLES = {
   clients: {
     table: "clients",
     columns: ["id", "workspace_id", "name", "color", "archived"],
+    primaryKey: ["id"],
     entity: "client",
     key: (c) => c.id,
     values: (c) => [c.id, c.workspaceId, c.name, c.color, flag(c.archived)]
@@ -65,6 +84,7 @@ export const TABLES = {
   projects: {
     table: "projects",
     columns: ["id", "workspace_id", "client_id", "name", "color", "archived"],
+    primaryKey: ["id"],
     entity: "project",
     key: (p) => p.id,
     values: (p) => [p.id, p.workspaceId, p.clientId, p.name, p.color, flag(p.archived)]
@@ -72,6 +92,7 @@ export const TABLES = {
   assignments: {
     table: "assignments",
     columns: ["project_id", "user_id", "pay_rate_cents"],
+    primaryKey: ["project_id", "user_id"],
     entity: "assignment",
     key: (a) => pairKey(a.projectId, a.userId),
     values: (a) => [a.projectId, a.userId, a.payRateCents]
@@ -79,6 +100,7 @@ export const TABLES = {
   apiKeys: {
     table: "api_keys",
     columns: ["id", "digest", "user_id", "workspace_id", "scopes", "created_at", "revoked_at"],
+    primaryKey: ["id"],
     entity: "apiKey",
     key: (k) => k.id,
     values: (k) => [k.id, k.digest, k.userId, k.workspaceId, JSON.stringify(k.scopes), k.createdAt, k.revokedAt]
@@ -97,6 +119,7 @@ export const TABLES = {
       "ended_at",
       "pay_rate_cents"
     ],
+    primaryKey: ["id"],
     entity: "timeEntry",
     key: (e) => e.id,
     values: (e) => [

@@ -1,0 +1,229 @@
+/**
+ * `AdminStore.bulk` on SQLite stages the load and copies it into the file in one short transaction: the file's write
+ * lock is free while the load is staged, rows of earlier batches count as stored for later lookups, a conflict
+ * inside the load, with the file, or with what another writer stored meanwhile is named by its row, and nothing of a
+ * failed, interrupted or refused load remains, the staging database included.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Store } from "@stint/core"
+import { type Dataset, emptyDataset, emptyRefs, type EntryRow } from "@stint/core/Records"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import { backdoor, freshLayer, ids, NOW, seed, tempFile, uuid } from "./support.js"
+
+const entry = (n: number, overrides: Partial<EntryRow> = {}): EntryRow => ({
+  id: uuid(0x50000 + n),
+  workspaceId: ids.workspace,
+  userId: ids.owner,
+  projectId: ids.website,
+  status: "completed",
+  billable: n % 2 === 0,
+  note: n % 3 === 0 ? `note ${n}\twith a tab` : null,
+  startedAt: NOW - (n + 1) * 60_000,
+  endedAt: NOW - (n + 1) * 60_000 + 30_000,
+  payRateCents: 7500,
+  ...overrides
+})
+
+const entries = (from: number, count: number) => Array.from({ length: count }, (_, i) => entry(from + i))
+
+const batch = (timeEntries: ReadonlyArray<EntryRow>): Dataset => ({ ...emptyDataset, timeEntries })
+
+const countEntries = (filename: string) =>
+  backdoor(filename, (db) => (db.prepare("SELECT count(*) AS n FROM time_entries").get() as { n: number }).n)
+
+const bulkOf = Effect.flatMap(Store.Store, (store) =>
+  store.admin.bulk === undefined ? Effect.die("SqliteStore has a bulk path") : Effect.succeed(store.admin.bulk))
+
+/** Takes the file's write lock from another connection, without waiting: throws `SQLITE_BUSY` when it is held. */
+const writeFromOutside = (filename: string, statement = "SELECT 1", ...params: Array<unknown>) =>
+  backdoor(filename, (db) => {
+    db.exec("BEGIN IMMEDIATE")
+    db.prepare(statement).run(...params)
+    db.exec("COMMIT")
+  }, true)
+
+describe("SqliteStore bulk", () => {
+  it.effect("stores every batch, the rows of earlier batches visible to later lookups", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const batches = [entries(0, 700), entries(700, 700), entries(1400, 3)]
+      const seen = yield* bulk((tx) =>
+        Effect.forEach(batches, (rows, n) =>
+          Effect.gen(function*() {
+            const earlier = batches[n - 1]?.map((e) => e.id) ?? []
+            const found = yield* tx.lookup({ ...emptyRefs, entryIds: earlier })
+            yield* tx.insert(batch(rows))
+            return found.entryIds.length
+          })))
+      expect(seen).toEqual([0, 700, 700])
+      const stored = backdoor(filename, (db) =>
+        db.prepare(
+          `SELECT id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at, pay_rate_cents
+             FROM time_entries ORDER BY id`
+        ).all())
+      expect(stored).toEqual(batches.flat().map((e) => ({
+        id: e.id,
+        workspace_id: e.workspaceId,
+        user_id: e.userId,
+        project_id: e.projectId,
+        status: e.status,
+        billable: e.billable ? 1 : 0,
+        note: e.note,
+        started_at: e.startedAt,
+        ended_at: e.endedAt,
+        pay_rate_cents: e.payRateCents
+      })))
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("leaves the file's write lock free while the load is staged, and takes it only to copy", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const staged = yield* Deferred.make<void>()
+      const goOn = yield* Deferred.make<void>()
+      const load = yield* Effect.fork(bulk((tx) =>
+        Effect.gen(function*() {
+          yield* tx.insert(batch(entries(0, 1200)))
+          yield* tx.lookup({ ...emptyRefs, entryIds: [entry(0).id] })
+          yield* Deferred.succeed(staged, undefined)
+          yield* Deferred.await(goOn)
+        })
+      ))
+      yield* Deferred.await(staged)
+      // Another process writes while 1,200 rows are staged: with the load inside one write transaction, SQLITE_BUSY.
+      expect(() => writeFromOutside(filename, "UPDATE workspaces SET name = name WHERE id = ?", ids.workspace))
+        .not.toThrow()
+      expect(countEntries(filename)).toBe(0)
+      yield* Deferred.succeed(goOn, undefined)
+      yield* Fiber.join(load)
+      expect(countEntries(filename)).toBe(1200)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("names a row the file already has, and keeps nothing of the load", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const store = yield* Store.Store
+      const bulk = yield* bulkOf
+      const taken = entry(5000)
+      yield* store.admin.insert(batch([taken]))
+      const failure = yield* Effect.flip(bulk((tx) =>
+        Effect.gen(function*() {
+          yield* tx.insert(batch(entries(0, 600)))
+          yield* tx.insert(batch([...entries(600, 700), taken, ...entries(1300, 10)]))
+        })
+      ))
+      expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: taken.id, reason: "already exists" })
+      expect(countEntries(filename)).toBe(1)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("refuses a duplicate inside the load as it is staged, naming it", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const twice = entry(42)
+      const failure = yield* Effect.flip(bulk((tx) =>
+        Effect.gen(function*() {
+          yield* tx.insert(batch(entries(0, 600)))
+          yield* tx.insert(batch([entry(900), { ...twice, startedAt: NOW - 1, endedAt: NOW }]))
+          return yield* Effect.die("the second insert should have been refused")
+        })
+      ))
+      expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: twice.id, reason: "already exists" })
+      const active = yield* Effect.flip(bulk((tx) =>
+        tx.insert(batch([
+          entry(1, { status: "active", endedAt: null }),
+          entry(2, { status: "active", endedAt: null })
+        ]))
+      ))
+      expect(active).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: entry(2).id, reason: "second active entry" })
+      expect(countEntries(filename)).toBe(0)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("refuses what another writer stored while the load was staged (a taken id, a second active entry)", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const load = (meanwhile: () => void, last: EntryRow) =>
+        Effect.flip(bulk((tx) =>
+          Effect.gen(function*() {
+            yield* tx.insert(batch(entries(0, 800)))
+            const found = yield* tx.lookup({ ...emptyRefs, entryIds: [last.id], userScopes: [{ workspaceId: ids.workspace, userId: ids.member }] })
+            expect(found.entryIds).toEqual([])
+            expect(found.activeEntries).toEqual([])
+            meanwhile()
+            yield* tx.insert(batch([last]))
+          })
+        ))
+      const raced = entry(900)
+      const taken = yield* load(() =>
+        writeFromOutside(
+          filename,
+          `INSERT INTO time_entries (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at,
+             pay_rate_cents) VALUES (?, ?, ?, ?, 'completed', 0, NULL, 1, 2, 0)`,
+          raced.id,
+          ids.workspace,
+          ids.owner,
+          ids.website
+        ), raced)
+      expect(taken).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: raced.id, reason: "already exists" })
+
+      const running = entry(901, { userId: ids.member, status: "active", endedAt: null })
+      const second = yield* load(() =>
+        writeFromOutside(
+          filename,
+          `INSERT INTO time_entries (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at,
+             pay_rate_cents) VALUES (?, ?, ?, ?, 'active', 0, NULL, 1, NULL, 0)`,
+          uuid(0x60001),
+          ids.workspace,
+          ids.member,
+          ids.website
+        ), running)
+      expect(second).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: running.id, reason: "second active entry" })
+      // Only the two rows the other writer stored.
+      expect(countEntries(filename)).toBe(2)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("keeps nothing of a load that fails or is interrupted, and detaches its staging database", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const failed = yield* Effect.exit(bulk((tx) =>
+        Effect.zipRight(tx.insert(batch(entries(0, 600))), Effect.fail("the caller's own failure" as const))
+      ))
+      expect(failed).toEqual(Exit.fail("the caller's own failure"))
+      const staged = yield* Deferred.make<void>()
+      const interrupted = yield* Effect.fork(bulk((tx) =>
+        Effect.zipRight(tx.insert(batch(entries(0, 600))), Effect.zipRight(Deferred.succeed(staged, undefined), Effect.never))
+      ))
+      yield* Deferred.await(staged)
+      yield* Fiber.interrupt(interrupted)
+      expect(countEntries(filename)).toBe(0)
+      // The staging database was detached each time (attaching it again would fail otherwise) and a new load starts
+      // from empty staging tables: the rows of the loads above are not in it.
+      const counted = yield* bulk((tx) =>
+        Effect.gen(function*() {
+          const found = yield* tx.lookup({ ...emptyRefs, entryIds: entries(0, 600).map((e) => e.id) })
+          yield* tx.insert(batch(entries(0, 2)))
+          return found.entryIds.length
+        })
+      )
+      expect(counted).toBe(0)
+      expect(countEntries(filename)).toBe(2)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+})
