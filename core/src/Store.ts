@@ -159,12 +159,13 @@ export interface AdminStore {
   readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
   /**
    * Optional: runs `body`, which fills one load in batches, for loads too large to pass as one dataset (`stint seed`
-   * of a million time entries), all or nothing: the load is stored when `body` succeeds (as one transaction would
-   * store it); when it fails, dies or is interrupted, nothing it inserted remains. A store may write the batches as
-   * they come inside one write transaction (PostgreSQL), or stage them elsewhere and copy them in one transaction at
-   * the end (SQLite, to hold its one write lock for the copy only); either way its constraints refuse, as `insert`
-   * does, what another writer stored meanwhile. The load is not bound by the timeouts meant for requests. Stores
-   * without it still load large fixtures, all or nothing, through one `insert` of every batch at the end.
+   * of a million time entries), all or nothing: the load is stored when `body` succeeds; when it fails, dies or is
+   * interrupted, nothing it inserted remains. A store may write the batches as they come inside one write
+   * transaction (PostgreSQL), or stage them elsewhere and copy them in one transaction at the end (SQLite, to hold its
+   * one write lock for the copy only). Staged, its lookups are not one snapshot: as with `lookup` before `insert`,
+   * the store's constraints refuse what another writer stored meanwhile, and nothing else is checked again. The load
+   * is not bound by the timeouts meant for requests. Stores without it still load large fixtures, all or nothing,
+   * through one `insert` of every batch at the end.
    */
   readonly bulk?: <A, E, R>(
     body: (tx: BulkTransaction) => Effect.Effect<A, E, R>

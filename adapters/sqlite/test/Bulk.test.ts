@@ -7,10 +7,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Store } from "@stint/core"
 import { type Dataset, emptyDataset, emptyRefs, type EntryRow } from "@stint/core/Records"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import type Database from "better-sqlite3"
 import { backdoor, freshLayer, ids, NOW, seed, tempFile, uuid } from "./support.js"
 
 const entry = (n: number, overrides: Partial<EntryRow> = {}): EntryRow => ({
@@ -26,6 +28,47 @@ const entry = (n: number, overrides: Partial<EntryRow> = {}): EntryRow => ({
   payRateCents: 7500,
   ...overrides
 })
+
+/** A workspace of its own with one member, a client, a project, an assignment, a key and an active entry. */
+const world = {
+  workspace: uuid(0x70001),
+  user: uuid(0x70002),
+  client: uuid(0x70003),
+  project: uuid(0x70004),
+  key: uuid(0x70005),
+  digest: "d".repeat(64),
+  running: uuid(0x70006)
+}
+const worldDataset: Dataset = {
+  workspaces: [{ id: world.workspace, name: "Staged" }],
+  users: [{ id: world.user, name: "Sam", email: "sam@example.com" }],
+  memberships: [{ workspaceId: world.workspace, userId: world.user, role: "owner", payRateCents: 4200 }],
+  clients: [{ id: world.client, workspaceId: world.workspace, name: "Client", color: "#000000", archived: false }],
+  projects: [{
+    id: world.project,
+    workspaceId: world.workspace,
+    clientId: world.client,
+    name: "Project",
+    color: "#000000",
+    archived: false
+  }],
+  assignments: [{ projectId: world.project, userId: world.user, payRateCents: 4300 }],
+  apiKeys: [{
+    id: world.key,
+    digest: world.digest,
+    userId: world.user,
+    workspaceId: world.workspace,
+    scopes: ["timers:read"],
+    createdAt: NOW,
+    revokedAt: null
+  }],
+  timeEntries: [
+    entry(0, { id: world.running, workspaceId: world.workspace, userId: world.user, projectId: world.project, status: "active", endedAt: null })
+  ]
+}
+
+const countOf = (filename: string, table: string) =>
+  backdoor(filename, (db) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n)
 
 const entries = (from: number, count: number) => Array.from({ length: count }, (_, i) => entry(from + i))
 
@@ -81,6 +124,81 @@ describe("SqliteStore bulk", () => {
     }).pipe(Effect.provide(freshLayer(filename)))
   })
 
+  it.effect("sees every kind of staged row in later lookups", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const found = yield* bulk((tx) =>
+        Effect.zipRight(
+          tx.insert(worldDataset),
+          tx.lookup({
+            workspaceIds: [world.workspace],
+            userIds: [world.user],
+            clientIds: [world.client],
+            projectIds: [world.project],
+            entryIds: [world.running],
+            apiKeyIds: [world.key],
+            apiKeyDigests: [world.digest],
+            userScopes: [{ workspaceId: world.workspace, userId: world.user }],
+            assignments: [{ projectId: world.project, userId: world.user }]
+          })
+        )
+      )
+      expect(found).toEqual({
+        workspaceIds: [world.workspace],
+        userIds: [world.user],
+        clients: [{ id: world.client, workspaceId: world.workspace, name: "Client", color: "#000000", archived: false }],
+        projects: [{
+          id: world.project,
+          workspaceId: world.workspace,
+          clientId: world.client,
+          name: "Project",
+          color: "#000000",
+          archived: false
+        }],
+        entryIds: [world.running],
+        apiKeyIds: [world.key],
+        apiKeyDigests: [world.digest],
+        memberships: [{ workspaceId: world.workspace, userId: world.user, role: "owner", payRateCents: 4200 }],
+        activeEntries: [{ workspaceId: world.workspace, userId: world.user }],
+        assignments: [{ projectId: world.project, userId: world.user }]
+      })
+      expect(countOf(filename, "memberships")).toBe(4)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("lets the same process's other work on the store run while the load is staged, and loads one at a time", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const store = yield* Store.Store
+      const bulk = yield* bulkOf
+      const staged = yield* Deferred.make<void>()
+      const goOn = yield* Deferred.make<void>()
+      const load = yield* Effect.fork(bulk((tx) =>
+        Effect.gen(function*() {
+          yield* tx.insert(batch(entries(0, 1200)))
+          yield* Deferred.succeed(staged, undefined)
+          yield* Deferred.await(goOn)
+        })
+      ))
+      yield* Deferred.await(staged)
+      // With the load in one transaction, this would wait for the connection until the load ends (never, here).
+      yield* store.admin.insert(batch([entry(9000)])).pipe(
+        Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "the insert waited for the load" }),
+        Effect.withClock(Clock.make())
+      )
+      expect(countEntries(filename)).toBe(1)
+      // A second load in the same process waits for the first (one staging database per connection), then runs.
+      const second = yield* Effect.fork(bulk((tx) => tx.insert(batch(entries(2000, 10)))))
+      yield* Deferred.succeed(goOn, undefined)
+      yield* Fiber.join(load)
+      yield* Fiber.join(second)
+      expect(countEntries(filename)).toBe(1211)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
   it.effect("leaves the file's write lock free while the load is staged, and takes it only to copy", () => {
     const filename = tempFile()
     return Effect.gen(function*() {
@@ -122,6 +240,26 @@ describe("SqliteStore bulk", () => {
         })
       ))
       expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: taken.id, reason: "already exists" })
+      expect(countEntries(filename)).toBe(1)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("rolls back every table of a refused load, not only the table whose copy failed", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const store = yield* Store.Store
+      const bulk = yield* bulkOf
+      const taken = entry(5000)
+      yield* store.admin.insert(batch([taken]))
+      const before = ["workspaces", "users", "memberships", "clients", "projects", "assignments", "api_keys"]
+        .map((table) => countOf(filename, table))
+      const failure = yield* Effect.flip(bulk((tx) =>
+        Effect.zipRight(tx.insert(worldDataset), tx.insert(batch([...entries(0, 600), taken])))
+      ))
+      expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: taken.id, reason: "already exists" })
+      expect(["workspaces", "users", "memberships", "clients", "projects", "assignments", "api_keys"]
+        .map((table) => countOf(filename, table))).toEqual(before)
       expect(countEntries(filename)).toBe(1)
     }).pipe(Effect.provide(freshLayer(filename)))
   })
@@ -194,6 +332,43 @@ describe("SqliteStore bulk", () => {
       expect(second).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: running.id, reason: "second active entry" })
       // Only the two rows the other writer stored.
       expect(countEntries(filename)).toBe(2)
+    }).pipe(Effect.provide(freshLayer(filename)))
+  })
+
+  it.effect("names a membership or a key digest another writer stored while the load was staged", () => {
+    const filename = tempFile()
+    return Effect.gen(function*() {
+      yield* seed()
+      const bulk = yield* bulkOf
+      const load = (dataset: Dataset, meanwhile: (db: Database.Database) => void) =>
+        Effect.flip(bulk((tx) =>
+          Effect.gen(function*() {
+            yield* tx.insert(batch(entries(0, 600)))
+            yield* tx.insert(dataset)
+            backdoor(filename, meanwhile, true)
+          })
+        ))
+      // Cy (`ids.removed`) is a member of no workspace: the load makes him one, and so does another writer meanwhile.
+      const membership = yield* load(
+        { ...emptyDataset, memberships: [{ workspaceId: ids.workspace, userId: ids.removed, role: "member", payRateCents: 1 }] },
+        (db) =>
+          db.prepare("INSERT INTO memberships (workspace_id, user_id, role, pay_rate_cents) VALUES (?, ?, 'member', 0)")
+            .run(ids.workspace, ids.removed)
+      )
+      expect(membership).toMatchObject({
+        _tag: "RecordConflict",
+        entity: "membership",
+        id: `${ids.workspace} ${ids.removed}`,
+        reason: "already exists"
+      })
+      const digest = yield* load({ ...worldDataset, timeEntries: [] }, (db) =>
+        db.prepare(
+          `INSERT INTO api_keys (id, digest, user_id, workspace_id, scopes, created_at, revoked_at)
+             VALUES (?, ?, ?, ?, '["timers:read"]', ?, NULL)`
+        ).run(uuid(0x70009), world.digest, ids.owner, ids.workspace, NOW))
+      expect(digest).toMatchObject({ _tag: "RecordConflict", entity: "apiKey", id: world.key, reason: "digest already exists" })
+      expect(countEntries(filename)).toBe(0)
+      expect(countOf(filename, "workspaces")).toBe(2)
     }).pipe(Effect.provide(freshLayer(filename)))
   })
 
