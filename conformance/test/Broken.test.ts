@@ -59,6 +59,9 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["authentication inside the timer transaction that answers every read with the expected one", CoreStack.make(Stores.combinedAnswersEveryRead, { backdoor }), ["store"], [
     "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"
   ]],
+  ["a bulk load committed batch by batch", CoreStack.make(Stores.bulkCommittedPerBatch, { backdoor }), ["examples"], [
+    "examples: loads a fixture of several batches of entries all or nothing"
+  ]],
   ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
     "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",
     "laws: a cursor issued under one binding is refused under every other"

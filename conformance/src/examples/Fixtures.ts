@@ -1,6 +1,7 @@
 /**
- * Examples for the admin side a stack must keep: fixtures that clash with stored rows are refused whole, fixtures may
- * refer to stored rows, and moving an entry's start reorders history.
+ * Examples for the admin side a stack must keep: fixtures that clash with stored rows are refused whole, fixtures of
+ * several batches of entries load all or nothing, fixtures may refer to stored rows, and moving an entry's start
+ * reorders history.
  *
  * @since 0.1.0
  */
@@ -56,6 +57,60 @@ export const register = (h: Harness): void => {
         expect(yield* stack.backdoor.entryCount(ws, world.users.member)).toBe(1)
       }
     }))
+
+  h.check("loads a fixture of several batches of entries all or nothing", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const ws = world.workspace
+      // More entries than the core checks and inserts at once (1,000): a store's bulk path, or its lack, is used.
+      const LOAD = 2_500
+      let minute = 0
+      const entry = (overrides: Record<string, unknown> = {}) => {
+        const startedAt = Date.UTC(2025, 0, 1) + minute++ * 60_000
+        return {
+          id: World.newId(),
+          userId: world.users.member,
+          workspaceId: ws,
+          projectId: world.projects.website,
+          status: "completed",
+          startedAt: new Date(startedAt).toISOString(),
+          endedAt: new Date(startedAt + 30_000).toISOString(),
+          ...overrides
+        }
+      }
+      const entries = (n: number) => Array.from({ length: n }, () => entry())
+      const stored = Effect.gen(function*() {
+        if (stack.backdoor !== undefined) return yield* stack.backdoor.entryCount(ws, world.users.member)
+        return (yield* history(stack, world.keys.member, { limit: 100 })).length
+      })
+      const first = entries(LOAD)
+      yield* Effect.orDie(stack.seed({ timeEntries: first }))
+      expect(yield* stored, "every entry of a load of several batches").toBe(LOAD)
+
+      const repeated = entries(LOAD - 1)
+      const refusals: ReadonlyArray<readonly [string, ReadonlyArray<unknown>]> = [
+        ["its last entry reuses the id of a stored entry", [...entries(LOAD - 1), entry({ id: first[0]!.id })]],
+        ["its last entry repeats the id of one in its first batch", [...repeated, entry({ id: repeated[0]!.id })]],
+        ["it has two active entries of one user, batches apart", [
+          entry({ status: "active", endedAt: null }),
+          ...entries(LOAD - 2),
+          entry({ status: "active", endedAt: null })
+        ]]
+      ]
+      for (const [what, timeEntries] of refusals) {
+        const marker = World.newId()
+        const exit = yield* Effect.exit(stack.seed({ clients: [{ id: marker, workspaceId: ws, name: "Marker" }], timeEntries }))
+        expect(Exit.isFailure(exit), `a load is refused when ${what}`).toBe(true)
+        expect(yield* stored, `no entry of a refused load is written (${what})`).toBe(LOAD)
+        const clients = expectSuccess(yield* stack.call("listClients", as(world.keys.owner)), "listClients")
+        expect(clients.clients.map((c: { id: string }) => c.id), `nothing of a refused load is written (${what})`)
+          .not.toContain(marker)
+      }
+      expect(
+        expectSuccess(yield* stack.call("getActiveTimer", as(world.keys.member)), "getActiveTimer").timer,
+        "no active entry of a refused load is written"
+      ).toBeNull()
+    }), 120_000)
 
   h.check("accepts a fixture that refers to stored rows", (stack) =>
     Effect.gen(function*() {

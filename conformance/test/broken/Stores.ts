@@ -113,6 +113,17 @@ export const noLock = broken((store) => ({
 }))
 
 /**
+ * A bulk load that writes each batch as it comes, each in a transaction of its own: a load refused in a later batch
+ * leaves its earlier batches behind.
+ */
+export const bulkCommittedPerBatch = broken((store) => ({
+  admin: {
+    ...store.admin,
+    bulk: (body) => body({ lookup: store.admin.lookup, insert: store.admin.insert })
+  }
+}))
+
+/**
  * The memory store's `authenticate`, with its read along (`Store.ReadAlong`) replaced by `answer`'s, done for the
  * found key's scope.
  */
