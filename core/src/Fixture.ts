@@ -72,7 +72,7 @@ export const loadFrom: <E>(
 ) => Effect.Effect<Summary, AdminInputInvalid | RecordConflict | StoreError | E, Store> = Import.loadFrom
 
 /**
- * Loads a fixture (decoded or raw JSON) in one transaction: validated against itself and the store, all or nothing.
+ * Loads a fixture (decoded or raw JSON): validated against itself and the store, all or nothing.
  *
  * @since 0.1.0
  */

@@ -131,16 +131,19 @@ export interface TimerTransaction {
  */
 export interface BulkTransaction {
   /**
-   * `AdminStore.lookup` as the load sees it: rows inserted by earlier batches count as stored. It fails with the
-   * failure of the previous `insert` when the store reports that one late (see `insert`).
+   * `AdminStore.lookup` during the load. Rows of the load's earlier batches may or may not count as stored (a store
+   * that writes the batches as they come sees them, one that stages them does not): the caller keeps track of the
+   * rows it inserted, as the core does. It fails with the failure of the previous `insert` when the store reports
+   * that one late (see `insert`).
    */
   readonly lookup: (refs: DatasetRefs) => Effect.Effect<ExistingRecords, StoreError | RecordConflict>
   /**
    * Adds a batch of rows. A row's parents come in the same or an earlier batch, or are already stored. The same
-   * rules as `AdminStore.insert` hold: a constraint the store enforces fails the batch with `RecordConflict` (or
-   * `StoreError`), and then the whole transaction is rolled back. A store may return before the batch is written (so
+   * rules as `AdminStore.insert` hold: a constraint the store enforces refuses the load with `RecordConflict` (or
+   * `StoreError`) naming the row, and nothing of the load remains. A store may return before the batch is written (so
    * that it is written while the caller prepares the next one) and report its failure with the next `lookup` or
    * `insert`, or as the failure of `bulk` itself; never later, and never after reporting anything that came after.
+   * A store that stages the load checks it as it copies it, so it reports every refusal as the failure of `bulk`.
    */
   readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
 }
@@ -159,13 +162,13 @@ export interface AdminStore {
   readonly insert: (dataset: Dataset) => Effect.Effect<void, StoreError | RecordConflict>
   /**
    * Optional: runs `body`, which fills one load in batches, for loads too large to pass as one dataset (`stint seed`
-   * of a million time entries), all or nothing: the load is stored when `body` succeeds; when it fails, dies or is
-   * interrupted, nothing it inserted remains. A store may write the batches as they come inside one write
-   * transaction (PostgreSQL), or stage them elsewhere and copy them in one transaction at the end (SQLite, to hold its
-   * one write lock for the copy only). Staged, its lookups are not one snapshot: as with `lookup` before `insert`,
-   * the store's constraints refuse what another writer stored meanwhile, and nothing else is checked again. The load
-   * is not bound by the timeouts meant for requests. Stores without it still load large fixtures, all or nothing,
-   * through one `insert` of every batch at the end.
+   * of a million time entries), all or nothing: the load is stored only when `body` succeeds and the store accepts
+   * every row; otherwise (a refused row, `body` failing, dying or interrupted) nothing of it remains. A store may
+   * write the batches as they come inside one write transaction (PostgreSQL), or stage them elsewhere and copy them
+   * in one transaction at the end (SQLite, to hold its one write lock for the copy only). Staged, its lookups are not
+   * one snapshot: as with `lookup` before `insert`, the store's constraints refuse what another writer stored
+   * meanwhile, and nothing else is checked again. The load is not bound by the timeouts meant for requests. Stores
+   * without it still load large fixtures, all or nothing, through one `insert` of every batch at the end.
    */
   readonly bulk?: <A, E, R>(
     body: (tx: BulkTransaction) => Effect.Effect<A, E, R>

@@ -1,5 +1,5 @@
 /**
- * `stint seed FILE` and `stint migrate`: load a fixture file in one transaction, or only apply migrations.
+ * `stint seed FILE` and `stint migrate`: load a fixture file all or nothing, or only apply migrations.
  *
  * @since 0.1.0
  */
@@ -15,7 +15,7 @@ import * as Heap from "../internal/heap.js"
 
 /**
  * `stint seed FILE [--database URL]`: skims the file (its top level must be well-formed JSON) before the database is
- * opened, then streams it into the store in one transaction, checking every row against the file and what is stored,
+ * opened, then streams it into the store all or nothing, checking every row against the file and what is stored,
  * and prints the summary as JSON. The file is never held in memory whole: a fixture of a million time entries loads in
  * a few hundred megabytes.
  *
@@ -37,7 +37,7 @@ export const seed = Command.make("seed", {
     yield* printJson(summary)
   }))).pipe(
     Command.withDescription(
-      "Load a fixture file in one transaction and print a JSON summary (every API key with its plaintext, rows per " +
+      "Load a fixture file, all or nothing, and print a JSON summary (every API key with its plaintext, rows per " +
         "kind). An invalid fixture is refused, naming the JSON path of the problem, and nothing is written. The file " +
         "is streamed: its size is bounded by the disk, not by memory."
     )

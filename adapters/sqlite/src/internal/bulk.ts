@@ -1,30 +1,31 @@
 /**
  * `AdminStore.bulk` on SQLite: the load is staged outside the file, then copied into it in one short write transaction.
  *
- * SQLite has one writer per file, and every request that authenticates writes (its key's rate-limit window). A load of
- * hundreds of thousands of rows written straight into the file would hold the write lock for as long as the core takes
- * to read, check and insert them all (about 10 s for 300,000 entries): every request on the file, in any process, would
+ * SQLite has one writer per file, and every request that authenticates writes (its key's rate-limit window). A load
+ * written straight into the file would hold the write lock for as long as the core takes to read, check and insert it
+ * all (300,000 entries with random ids: about 7 s of a seed's 9): every request on the file, in any process, would
  * wait for it up to its busy timeout and then fail. So the batches go into staging tables first, in a private
  * temporary database attached to the connection as `stint_stage` (`ATTACH ''`: a file of SQLite's own in the temporary
- * directory, deleted when detached), each batch as multi-row INSERTs of up to `ROWS_PER_STATEMENT` rows, in autocommit,
- * taking no lock on the file. Lookups look in the file and in the staging tables (rows of earlier batches count as
- * stored). Only then does one `BEGIN IMMEDIATE` transaction copy every staging table into the file's, parents before
- * children, one `INSERT … SELECT` each: the write lock is held for the copy alone (about 2.6 s for 300,000 entries on
- * the machine this was built on, against 6.4 s for the load in one transaction).
+ * directory, deleted when detached), each batch appended as multi-row INSERTs of up to `ROWS_PER_STATEMENT` rows, in
+ * autocommit, taking no lock on the file. Only then does one `BEGIN IMMEDIATE` transaction copy every staging table
+ * into the file's, parents before children, one `INSERT … SELECT` each: the write lock is held for the copy alone
+ * (about 2.7 s for those 300,000 entries, on the machine this was built on).
  *
- * The staging tables have the file's primary keys, its unique digest and its one-active-entry index, so a duplicate
- * inside the load is refused as it is staged; the file's own constraints (foreign keys included) are checked by the
- * copy, which also catches what another writer stored meanwhile. Either way the failure is tracked down to its row
- * (the rows of the failed statement are inserted again one by one), so the `RecordConflict` names it as
- * `AdminStore.insert` would, and nothing of the load remains.
+ * The staging tables have no key, index or constraint: a batch is appended at little cost, and every rule is checked
+ * once, by the file's own constraints (primary keys, the unique digest, the one-active-entry index, foreign keys) as
+ * the copy writes the rows. So the copy refuses a duplicate inside the load and what another writer stored meanwhile
+ * alike. The refused table's staged rows are then inserted again, group by group and then row by row, so that the
+ * `RecordConflict` names the row as `AdminStore.insert` would; the transaction rolls back and nothing of the load
+ * remains.
  *
- * Lookups read the file outside any transaction, each statement on its own snapshot: what the core derives from them
- * (a user's default rate from the membership) is what was stored when it looked, and the copy re-checks only what the
- * file's constraints enforce, as `AdminStore.insert` after a lookup does.
+ * Lookups answer what the file holds, not the staged rows (the core keeps the ids of the rows it has staged), and read
+ * it outside any transaction, each statement on its own snapshot: what the core derives from them (a user's default
+ * rate from the membership) is what was stored when it looked, and the copy re-checks only what the file's constraints
+ * enforce, as `AdminStore.insert` after a lookup does.
  *
- * One load at a time per connection (a semaphore): the staging schema has one name, so the statement cache stays
- * bounded. A staging database left attached by a failed DETACH is detached before the next load. `bulk` cannot run
- * inside another transaction of this connection (`ATTACH` is refused there).
+ * One load at a time per connection (a semaphore): the staging database has one name, which can be attached only once.
+ * A staging database left attached by a failed DETACH is detached before the next load. `bulk` cannot run inside
+ * another transaction of this connection (`ATTACH` is refused there).
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import type { SqlError } from "@effect/sql/SqlError"
@@ -54,18 +55,16 @@ const tableOf = (name: keyof Dataset) => TABLES[name] as Table<never>
 
 /**
  * The staging tables: the dataset's columns, untyped (they hold the values as bound: numbers as REAL, which the copy
- * into the file's STRICT tables turns back into integers without loss), the file's primary keys, and the unique
- * indexes a load could break by itself. No foreign keys: a row's parent may be in the file.
+ * into the file's STRICT tables turns back into integers without loss), with no key, index or constraint, so that a
+ * batch is appended in order at little cost. Every rule is checked once, by the copy into the file's tables.
  */
 const STAGE_SCHEMA: ReadonlyArray<string> = [
   `PRAGMA ${STAGE}.journal_mode = MEMORY`,
   `PRAGMA ${STAGE}.synchronous = OFF`,
   ...ORDER.map((name) => {
     const table = tableOf(name)
-    return `CREATE TABLE ${STAGE}.${table.table} (${table.columns.join(", ")}, PRIMARY KEY (${table.primaryKey.join(", ")}))`
-  }),
-  `CREATE UNIQUE INDEX ${STAGE}.api_keys_digest ON api_keys (digest)`,
-  `CREATE UNIQUE INDEX ${STAGE}.time_entries_one_active ON time_entries (workspace_id, user_id) WHERE status = 'active'`
+    return `CREATE TABLE ${STAGE}.${table.table} (${table.columns.join(", ")})`
+  })
 ]
 
 /**
@@ -103,7 +102,8 @@ const stageBatch = (sql: SqlClient.SqlClient) => (dataset: Dataset): Effect.Effe
 
 /**
  * Copies one staging table into the file's in one statement. When the copy breaks a constraint (nothing of it
- * remains), its rows are read back in order, a group at a time, and inserted as a batch would be, to name the row.
+ * remains), its rows are read back in order, a group at a time, and inserted as multi-row INSERTs, a refused group
+ * row by row, to name the row.
  */
 const copy = (sql: SqlClient.SqlClient, table: Table<never>): Effect.Effect<void, RecordConflict | StoreError> => {
   const columns = table.columns.join(", ")
@@ -154,7 +154,7 @@ export const bulk = (sql: SqlClient.SqlClient) => {
       orStoreError("creating the staging tables")
     )
   })
-  const tx: BulkTransaction = { lookup: lookup(sql, ["main", STAGE]), insert: stageBatch(sql) }
+  const tx: BulkTransaction = { lookup: lookup(sql), insert: stageBatch(sql) }
   return <A, E, R>(body: (tx: BulkTransaction) => Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreError | RecordConflict, R> =>
     oneAtATime.withPermits(1)(Effect.scoped(Effect.gen(function*() {
       yield* attached

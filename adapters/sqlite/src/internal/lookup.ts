@@ -23,84 +23,55 @@ const json = (values: ReadonlyArray<unknown>) => JSON.stringify(values)
 
 /**
  * `AdminStore.lookup`: each list keeps the order (and repeats) of the refs, as the memory store's does; memberships are
- * every membership of the referenced users. It looks in the tables of each of `schemas` in turn (the file's own,
- * `main`, and a bulk load's staging tables after them), as if they were one.
+ * every membership of the referenced users.
  */
-export const lookup = (sql: SqlClient.SqlClient, schemas: ReadonlyArray<string> = ["main"]) =>
-(refs: DatasetRefs): Effect.Effect<ExistingRecords, StoreError> =>
+export const lookup = (sql: SqlClient.SqlClient) => (refs: DatasetRefs): Effect.Effect<ExistingRecords, StoreError> =>
   Effect.gen(function*() {
-    /** The rows of `statement` (given the schema) in each schema, one after the other. */
-    const inEach = <A>(
-      what: string,
-      statement: (schema: string) => string,
-      values: ReadonlyArray<unknown>,
-      decode: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, StoreError>
-    ): Effect.Effect<ReadonlyArray<A>, StoreError> =>
-      Effect.map(
-        Effect.forEach(schemas, (schema) =>
-          sql.unsafe(statement(schema), [json(values)]).pipe(orStoreError(what), Effect.flatMap(decode))),
-        (found) => found.length === 1 ? found[0] ?? [] : found.flat()
-      )
-    const existing = (statement: (schema: string) => string, values: ReadonlyArray<unknown>) =>
-      Effect.map(
-        inEach("looking up existing records", statement, values, decodeKeys),
-        (rows) => new Set(rows.map((row) => row.k))
+    const existing = (statement: string, values: ReadonlyArray<unknown>) =>
+      sql.unsafe(statement, [json(values)]).pipe(
+        orStoreError("looking up existing records"),
+        Effect.flatMap(decodeKeys),
+        Effect.map((rows) => new Set(rows.map((row) => row.k)))
       )
     const known = (table: string, ids: ReadonlyArray<string>) =>
-      Effect.map(existing((schema) => byId(`${schema}.${table}`), ids), (found) => ids.filter((id) => found.has(id)))
+      Effect.map(existing(byId(table), ids), (found) => ids.filter((id) => found.has(id)))
     const workspaceIds = yield* known("workspaces", refs.workspaceIds)
     const userIds = yield* known("users", refs.userIds)
     const entryIds = yield* known("time_entries", refs.entryIds)
     const apiKeyIds = yield* known("api_keys", refs.apiKeyIds)
 
-    const clientRows = yield* inEach(
-      "looking up clients",
-      (schema) =>
-        `SELECT id, workspace_id, name, color, archived FROM ${schema}.clients
-          WHERE id IN (SELECT value FROM json_each(?))`,
-      refs.clientIds,
-      decodeClients
-    )
+    const clientRows = yield* sql.unsafe(
+      `SELECT id, workspace_id, name, color, archived FROM clients WHERE id IN (SELECT value FROM json_each(?))`,
+      [json(refs.clientIds)]
+    ).pipe(orStoreError("looking up clients"), Effect.flatMap(decodeClients))
     const clientById = new Map(clientRows.map((c) => [c.id, c]))
-    const projectRows = yield* inEach(
-      "looking up projects",
-      (schema) =>
-        `SELECT id, workspace_id, client_id, name, color, archived FROM ${schema}.projects
-          WHERE id IN (SELECT value FROM json_each(?))`,
-      refs.projectIds,
-      decodeProjects
-    )
+    const projectRows = yield* sql.unsafe(
+      `SELECT id, workspace_id, client_id, name, color, archived FROM projects
+        WHERE id IN (SELECT value FROM json_each(?))`,
+      [json(refs.projectIds)]
+    ).pipe(orStoreError("looking up projects"), Effect.flatMap(decodeProjects))
     const projectById = new Map(projectRows.map((p) => [p.id, p]))
 
-    const digests = yield* inEach(
-      "looking up API key digests",
-      (schema) =>
-        `SELECT digest AS k FROM ${schema}.api_keys WHERE digest IN (SELECT value FROM json_each(?)) ORDER BY rowid`,
-      refs.apiKeyDigests,
-      decodeKeys
-    )
+    const digests = yield* sql.unsafe(
+      `SELECT digest AS k FROM api_keys WHERE digest IN (SELECT value FROM json_each(?)) ORDER BY rowid`,
+      [json(refs.apiKeyDigests)]
+    ).pipe(orStoreError("looking up API key digests"), Effect.flatMap(decodeKeys))
 
-    const memberships = yield* inEach(
-      "looking up memberships",
-      (schema) =>
-        `SELECT workspace_id, user_id, role, pay_rate_cents FROM ${schema}.memberships
-          WHERE user_id IN (SELECT value FROM json_each(?))
-          ORDER BY rowid`,
-      refs.userIds,
-      decodeMemberships
-    )
+    const memberships = yield* sql.unsafe(
+      `SELECT workspace_id, user_id, role, pay_rate_cents FROM memberships
+        WHERE user_id IN (SELECT value FROM json_each(?))
+        ORDER BY rowid`,
+      [json(refs.userIds)]
+    ).pipe(orStoreError("looking up memberships"), Effect.flatMap(decodeMemberships))
     const scopePairs = refs.userScopes.map((s) => [s.workspaceId, s.userId])
-    const active = yield* inEach(
-      "looking up active entries",
-      (schema) =>
-        `SELECT workspace_id, user_id FROM ${schema}.time_entries
-          WHERE status = 'active' AND (workspace_id, user_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
-      scopePairs,
-      decodeScopes
-    )
+    const active = yield* sql.unsafe(
+      `SELECT workspace_id, user_id FROM time_entries
+        WHERE status = 'active' AND (workspace_id, user_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
+      [json(scopePairs)]
+    ).pipe(orStoreError("looking up active entries"), Effect.flatMap(decodeScopes))
     const activeKeys = new Set(active.map((s) => pairKey(s.workspaceId, s.userId)))
     const assigned = yield* existing(
-      (schema) => byPair(`${schema}.assignments`, "project_id", "user_id"),
+      byPair("assignments", "project_id", "user_id"),
       refs.assignments.map((a) => [a.projectId, a.userId])
     )
 

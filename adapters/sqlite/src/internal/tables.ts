@@ -1,8 +1,8 @@
 /**
  * How each table of a dataset is written: its columns, its primary key, the entity a conflict names, the row's key and
  * its values. One description serves `AdminStore.insert` (row by row, so a failure names its row) and
- * `AdminStore.bulk` (multi-row INSERTs of the same columns into the staging tables it builds from these columns, then
- * one copy into the file's own).
+ * `AdminStore.bulk` (multi-row INSERTs of the same columns into staging tables made of them, one copy into the file's
+ * own, and, when the copy is refused, the staged rows inserted into the file's again to name the row).
  */
 import type { Dataset } from "@stint/core/Records"
 import { flag } from "./rows.js"
