@@ -74,11 +74,20 @@ const entries = (from: number, count: number) => Array.from({ length: count }, (
 
 const batch = (timeEntries: ReadonlyArray<EntryRow>): Dataset => ({ ...emptyDataset, timeEntries })
 
-const countEntries = (filename: string) =>
-  backdoor(filename, (db) => (db.prepare("SELECT count(*) AS n FROM time_entries").get() as { n: number }).n)
+const countEntries = (filename: string) => countOf(filename, "time_entries")
 
-const bulkOf = Effect.flatMap(Store.Store, (store) =>
-  store.admin.bulk === undefined ? Effect.die("SqliteStore has a bulk path") : Effect.succeed(store.admin.bulk))
+type Bulk = NonNullable<Store.Store["Type"]["admin"]["bulk"]>
+
+/** A test on a fresh file holding the base fixture: `body` gets the file's path and the store's `bulk`. */
+const onFreshFile = <E>(body: (filename: string, bulk: Bulk) => Effect.Effect<void, E, Store.Store>) => () => {
+  const filename = tempFile()
+  return Effect.gen(function*() {
+    yield* seed()
+    const store = yield* Store.Store
+    if (store.admin.bulk === undefined) return yield* Effect.die("SqliteStore has a bulk path")
+    yield* body(filename, store.admin.bulk)
+  }).pipe(Effect.provide(freshLayer(filename)))
+}
 
 /** Takes the file's write lock from another connection, without waiting: throws `SQLITE_BUSY` when it is held. */
 const writeFromOutside = (filename: string, statement = "SELECT 1", ...params: Array<unknown>) =>
@@ -89,11 +98,8 @@ const writeFromOutside = (filename: string, statement = "SELECT 1", ...params: A
   }, true)
 
 describe("SqliteStore bulk", () => {
-  it.effect("stores every batch; lookups answer what the file holds, not the staged rows", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("stores every batch; lookups answer what the file holds, not the staged rows", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const batches = [entries(0, 700), entries(700, 700), entries(1400, 3)]
       const seen = yield* bulk((tx) =>
         Effect.forEach(batches, (rows, n) =>
@@ -122,14 +128,11 @@ describe("SqliteStore bulk", () => {
         ended_at: e.endedAt,
         pay_rate_cents: e.payRateCents
       })))
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("looks up the file as it is at each lookup, and stages every kind of row", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("looks up the file as it is at each lookup, and stages every kind of row", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const refs = {
         ...emptyRefs,
         workspaceIds: [ids.workspace, world.workspace],
@@ -173,15 +176,12 @@ describe("SqliteStore bulk", () => {
         key: { digest: world.digest, scopes: '["timers:read"]', created_at: NOW, revoked_at: null },
         entry: { status: "active", ended_at: null, pay_rate_cents: 7500 }
       })
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("lets the same process's other work on the store run while the load is staged, and loads one at a time", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
+  it.effect("lets the same process's other work on the store run while the load is staged, and loads one at a time", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const store = yield* Store.Store
-      const bulk = yield* bulkOf
       const staged = yield* Deferred.make<void>()
       const goOn = yield* Deferred.make<void>()
       const load = yield* Effect.fork(bulk((tx) =>
@@ -204,14 +204,11 @@ describe("SqliteStore bulk", () => {
       yield* Fiber.join(load)
       yield* Fiber.join(second)
       expect(countEntries(filename)).toBe(1211)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("leaves the file's write lock free while the load is staged, and takes it only to copy", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("leaves the file's write lock free while the load is staged, and takes it only to copy", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const staged = yield* Deferred.make<void>()
       const goOn = yield* Deferred.make<void>()
       const load = yield* Effect.fork(bulk((tx) =>
@@ -230,15 +227,12 @@ describe("SqliteStore bulk", () => {
       yield* Deferred.succeed(goOn, undefined)
       yield* Fiber.join(load)
       expect(countEntries(filename)).toBe(1200)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("names a row the file already has, and keeps nothing of the load", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
+  it.effect("names a row the file already has, and keeps nothing of the load", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const store = yield* Store.Store
-      const bulk = yield* bulkOf
       const taken = entry(5000)
       yield* store.admin.insert(batch([taken]))
       const failure = yield* Effect.flip(bulk((tx) =>
@@ -249,34 +243,27 @@ describe("SqliteStore bulk", () => {
       ))
       expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: taken.id, reason: "already exists" })
       expect(countEntries(filename)).toBe(1)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("rolls back every table of a refused load, not only the table whose copy failed", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
+  it.effect("rolls back every table of a refused load, not only the table whose copy failed", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const store = yield* Store.Store
-      const bulk = yield* bulkOf
       const taken = entry(5000)
       yield* store.admin.insert(batch([taken]))
-      const before = ["workspaces", "users", "memberships", "clients", "projects", "assignments", "api_keys"]
-        .map((table) => countOf(filename, table))
+      const tables = ["workspaces", "users", "memberships", "clients", "projects", "assignments", "api_keys"]
+      const before = tables.map((table) => countOf(filename, table))
       const failure = yield* Effect.flip(bulk((tx) =>
         Effect.zipRight(tx.insert(worldDataset), tx.insert(batch([...entries(0, 600), taken])))
       ))
       expect(failure).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: taken.id, reason: "already exists" })
-      expect(["workspaces", "users", "memberships", "clients", "projects", "assignments", "api_keys"]
-        .map((table) => countOf(filename, table))).toEqual(before)
+      expect(tables.map((table) => countOf(filename, table))).toEqual(before)
       expect(countEntries(filename)).toBe(1)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("refuses a duplicate inside the load when it copies the load, naming it", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("refuses a duplicate inside the load when it copies the load, naming it", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const twice = entry(42)
       const failure = yield* Effect.flip(bulk((tx) =>
         Effect.gen(function*() {
@@ -293,14 +280,11 @@ describe("SqliteStore bulk", () => {
       ))
       expect(active).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: entry(2).id, reason: "second active entry" })
       expect(countEntries(filename)).toBe(0)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("refuses what another writer stored while the load was staged (a taken id, a second active entry)", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("refuses what another writer stored while the load was staged (a taken id, a second active entry)", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const load = (meanwhile: () => void, last: EntryRow) =>
         Effect.flip(bulk((tx) =>
           Effect.gen(function*() {
@@ -339,14 +323,11 @@ describe("SqliteStore bulk", () => {
       expect(second).toMatchObject({ _tag: "RecordConflict", entity: "timeEntry", id: running.id, reason: "second active entry" })
       // Only the two rows the other writer stored.
       expect(countEntries(filename)).toBe(2)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("names a membership or a key digest another writer stored while the load was staged", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("names a membership or a key digest another writer stored while the load was staged", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const load = (dataset: Dataset, meanwhile: (db: Database.Database) => void) =>
         Effect.flip(bulk((tx) =>
           Effect.gen(function*() {
@@ -376,14 +357,11 @@ describe("SqliteStore bulk", () => {
       expect(digest).toMatchObject({ _tag: "RecordConflict", entity: "apiKey", id: world.key, reason: "digest already exists" })
       expect(countEntries(filename)).toBe(0)
       expect(countOf(filename, "workspaces")).toBe(2)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 
-  it.effect("keeps nothing of a load that fails or is interrupted, and detaches its staging database", () => {
-    const filename = tempFile()
-    return Effect.gen(function*() {
-      yield* seed()
-      const bulk = yield* bulkOf
+  it.effect("keeps nothing of a load that fails or is interrupted, and detaches its staging database", onFreshFile((filename, bulk) =>
+    Effect.gen(function*() {
       const failed = yield* Effect.exit(bulk((tx) =>
         Effect.zipRight(tx.insert(batch(entries(0, 600))), Effect.fail("the caller's own failure" as const))
       ))
@@ -399,6 +377,6 @@ describe("SqliteStore bulk", () => {
       // from empty staging tables: the copy holds its two rows, none of the 600 staged by each load above.
       yield* bulk((tx) => tx.insert(batch(entries(0, 2))))
       expect(countEntries(filename)).toBe(2)
-    }).pipe(Effect.provide(freshLayer(filename)))
-  })
+    })
+  ))
 })

@@ -36,13 +36,13 @@ import * as Effect from "effect/Effect"
 import { immediate, orStoreError, storeError } from "./database.js"
 import { insertRow } from "./insert.js"
 import { lookup } from "./lookup.js"
-import { keyOfValues, ORDER, statement, type Table, TABLES, type Value } from "./tables.js"
+import { keyOf, ORDER, statement, type Table, TABLES, type Value } from "./tables.js"
 
 /** Rows per INSERT: 500 rows of 10 columns stay well under SQLite's limit of 32,766 bound parameters. */
 export const ROWS_PER_STATEMENT = 500
 
 /** The schema the staging database is attached as. */
-export const STAGE = "stint_stage"
+const STAGE = "stint_stage"
 
 /** The SQLite result code family of a failure: constraint failures are tracked down to their row. */
 const isConstraint = (error: SqlError): boolean => {
@@ -84,7 +84,7 @@ const insertValues = (
         Effect.catchAll((error): Effect.Effect<void, RecordConflict | StoreError> =>
           isConstraint(error)
             ? Effect.forEach(group, (values) =>
-              insertRow(sql, table.entity, keyOfValues(table, values), statement(table, 1, schema), values), {
+              insertRow(sql, table.entity, keyOf(table, values), statement(table, 1, schema), values), {
               discard: true
             })
             : Effect.fail(storeError(`inserting ${table.table}`)(error)))

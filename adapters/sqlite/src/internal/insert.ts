@@ -11,7 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import { immediate, orStoreError, storeError } from "./database.js"
 import { decodeRows, ScopeRow } from "./rows.js"
-import { ORDER, pairKey, statement, type Table, TABLES, type Value } from "./tables.js"
+import { keyOf, ORDER, pairKey, statement, type Table, TABLES, type Value } from "./tables.js"
 
 const decodeKeys = decodeRows(Schema.Struct({ k: Schema.String }), "ids")
 
@@ -142,7 +142,8 @@ export const insertDataset = (sql: SqlClient.SqlClient) =>
     for (const name of ORDER) {
       const table = TABLES[name] as Table<unknown>
       for (const r of dataset[name]) {
-        yield* insertRow(sql, table.entity, table.key(r), statement(table as Table<never>, 1), table.values(r))
+        const values = table.values(r)
+        yield* insertRow(sql, table.entity, keyOf(table as Table<never>, values), statement(table as Table<never>, 1), values)
       }
     }
   }))

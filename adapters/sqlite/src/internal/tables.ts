@@ -1,6 +1,6 @@
 /**
- * How each table of a dataset is written: its columns, its primary key, the entity a conflict names, the row's key and
- * its values. One description serves `AdminStore.insert` (row by row, so a failure names its row) and
+ * How each table of a dataset is written: its columns, its primary key (which names a row in a conflict), the entity a
+ * conflict names, and a row's values. One description serves `AdminStore.insert` (row by row, so a failure names its row) and
  * `AdminStore.bulk` (multi-row INSERTs of the same columns into staging tables made of them, one copy into the file's
  * own, and, when the copy is refused, the staged rows inserted into the file's again to name the row).
  */
@@ -13,19 +13,18 @@ export type Value = string | number | null
 export interface Table<A> {
   readonly table: string
   readonly columns: ReadonlyArray<string>
-  /** The columns of its primary key, the first columns of `columns`: `key` joins their values (`pairKey`). */
+  /** The columns of its primary key: a row's key is their values, joined as `pairKey` joins two. */
   readonly primaryKey: ReadonlyArray<string>
   readonly entity: string
-  readonly key: (row: A) => string
   readonly values: (row: A) => ReadonlyArray<Value>
 }
 
 /** The key of a row identified by two ids (memberships, assignments), as conflicts and lookups name it. */
 export const pairKey = (a: string, b: string) => `${a} ${b}`
 
-/** The key of a row given as its `values` (its primary key's values, joined as `key` joins them). */
-export const keyOfValues = (table: Table<never>, values: ReadonlyArray<Value>): string =>
-  table.primaryKey.length === 1 ? String(values[0]) : pairKey(String(values[0]), String(values[1]))
+/** The key of a row given as its `values`, as conflicts name it: its primary key's values (`pairKey` for two). */
+export const keyOf = (table: Table<never>, values: ReadonlyArray<Value>): string =>
+  table.primaryKey.map((column) => String(values[table.columns.indexOf(column)])).join(" ")
 
 const statementFor = (table: Table<never>, rows: number, schema: string): string => {
   const tuple = `(${table.columns.map(() => "?").join(", ")})`
@@ -54,7 +53,6 @@ export const TABLES = {
     columns: ["id", "name"],
     primaryKey: ["id"],
     entity: "workspace",
-    key: (w) => w.id,
     values: (w) => [w.id, w.name]
   },
   users: {
@@ -62,7 +60,6 @@ export const TABLES = {
     columns: ["id", "name", "email"],
     primaryKey: ["id"],
     entity: "user",
-    key: (u) => u.id,
     values: (u) => [u.id, u.name, u.email]
   },
   memberships: {
@@ -70,7 +67,6 @@ export const TABLES = {
     columns: ["workspace_id", "user_id", "role", "pay_rate_cents"],
     primaryKey: ["workspace_id", "user_id"],
     entity: "membership",
-    key: (m) => pairKey(m.workspaceId, m.userId),
     values: (m) => [m.workspaceId, m.userId, m.role, m.payRateCents]
   },
   clients: {
@@ -78,7 +74,6 @@ export const TABLES = {
     columns: ["id", "workspace_id", "name", "color", "archived"],
     primaryKey: ["id"],
     entity: "client",
-    key: (c) => c.id,
     values: (c) => [c.id, c.workspaceId, c.name, c.color, flag(c.archived)]
   },
   projects: {
@@ -86,7 +81,6 @@ export const TABLES = {
     columns: ["id", "workspace_id", "client_id", "name", "color", "archived"],
     primaryKey: ["id"],
     entity: "project",
-    key: (p) => p.id,
     values: (p) => [p.id, p.workspaceId, p.clientId, p.name, p.color, flag(p.archived)]
   },
   assignments: {
@@ -94,7 +88,6 @@ export const TABLES = {
     columns: ["project_id", "user_id", "pay_rate_cents"],
     primaryKey: ["project_id", "user_id"],
     entity: "assignment",
-    key: (a) => pairKey(a.projectId, a.userId),
     values: (a) => [a.projectId, a.userId, a.payRateCents]
   },
   apiKeys: {
@@ -102,7 +95,6 @@ export const TABLES = {
     columns: ["id", "digest", "user_id", "workspace_id", "scopes", "created_at", "revoked_at"],
     primaryKey: ["id"],
     entity: "apiKey",
-    key: (k) => k.id,
     values: (k) => [k.id, k.digest, k.userId, k.workspaceId, JSON.stringify(k.scopes), k.createdAt, k.revokedAt]
   },
   timeEntries: {
@@ -121,7 +113,6 @@ export const TABLES = {
     ],
     primaryKey: ["id"],
     entity: "timeEntry",
-    key: (e) => e.id,
     values: (e) => [
       e.id,
       e.workspaceId,
