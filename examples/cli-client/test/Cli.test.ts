@@ -3,8 +3,9 @@
  * fresh database, with the key the server printed: status, start, stop and history, and the one-line refusals.
  */
 import { execFile, execFileSync, spawn } from "node:child_process"
+import { randomUUID } from "node:crypto"
 import { once } from "node:events"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -12,7 +13,9 @@ import { fileURLToPath } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-const dir = mkdtempSync(join(tmpdir(), "stint-timer-"))
+// Made when the file's tests run, not when it is loaded: a run that filters them all out leaves nothing behind.
+const dir = join(tmpdir(), `stint-timer-${randomUUID()}`)
+beforeAll(() => mkdirSync(dir))
 const server = { url: "", key: "", stop: async () => {} }
 
 beforeAll(async () => {

@@ -8,13 +8,16 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { randomUUID } from "node:crypto"
+import { appendFileSync, mkdirSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, expect } from "vitest"
+import { afterAll, beforeAll, expect } from "vitest"
 import { JsonFileStore } from "../src/index.js"
 
-const dir = mkdtempSync(join(tmpdir(), "json-file-store-reopen-"))
+// Made when the file's tests run, not when it is loaded: a run that filters them all out leaves nothing behind.
+const dir = join(tmpdir(), `json-file-store-reopen-${randomUUID()}`)
+beforeAll(() => mkdirSync(dir))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const scope: Records.UserScope = {

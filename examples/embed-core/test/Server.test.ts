@@ -4,14 +4,17 @@
  */
 import { Fixture, MemoryStore } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
-import { mkdtempSync, rmSync } from "node:fs"
+import { randomUUID } from "node:crypto"
+import { mkdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Demo from "../src/Demo.js"
 import * as Server from "../src/Server.js"
 
-const dir = mkdtempSync(join(tmpdir(), "embed-core-"))
+// Made when the file's tests run, not when it is loaded: a run that filters them all out leaves nothing behind.
+const dir = join(tmpdir(), `embed-core-${randomUUID()}`)
+beforeAll(() => mkdirSync(dir))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 const stores = [
