@@ -8,10 +8,11 @@
  *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
  *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
  *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
- *     [--profile DIR] [--observability metrics,traces] [--against DIR]
+ *     [--profile DIR] [--profile-interval 1000] [--observability metrics,traces] [--against DIR]
  *
  * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per Stint server in DIR,
- * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`).
+ * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`);
+ * `--profile-interval µs` samples more often than V8's 1,000 µs, to tell small costs apart.
  *
  * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
  * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver, `internal/OtlpSink.ts`)
@@ -61,6 +62,7 @@ const { values: options } = parseArgs({
     "core-ops": { type: "string", default: "3000" },
     "baseline-dir": { type: "string" },
     profile: { type: "string" },
+    "profile-interval": { type: "string", default: "1000" },
     observability: { type: "string" },
     against: { type: "string" }
   }
@@ -265,7 +267,15 @@ const main = async () => {
     if (url === undefined) continue
     // Every Stint server of a comparison is profiled, not one side only: the profiler's cost would skew the ratios.
     const profiled = (label: string) =>
-      profileDir === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", profileDir, "--cpu-prof-name", `${label}.cpuprofile`]
+      profileDir === undefined ? [] : [
+        "--cpu-prof",
+        "--cpu-prof-dir",
+        profileDir,
+        "--cpu-prof-name",
+        `${label}.cpuprofile`,
+        "--cpu-prof-interval",
+        options["profile-interval"]
+      ]
     const targets = [await Targets.stint(`stint-${store}`, url, work, profiled(`stint-${store}`), observed)]
     const base = paired ? undefined : baseUrls[store]
     const plainUrl = plainUrls[store]
@@ -287,7 +297,11 @@ const main = async () => {
         let spans = 0
         for (const target of targets) await scenario.setup?.(target.url)
         for (let round = 0; round < rounds; round++) {
-          for (const [i, target] of targets.entries()) {
+          // Every other round runs the targets in reverse order, so that neither always runs first (or right after
+          // the other): an order effect of this machine would otherwise read as a difference between the servers.
+          const order = [...targets.entries()]
+          if (round % 2 === 1) order.reverse()
+          for (const [i, target] of order) {
             log(`${store} ${scenario.name} round ${round + 1}/${rounds}: ${target.label}`)
             if (round === 0 && Number(options.warmup) > 0) {
               await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.warmup) })
