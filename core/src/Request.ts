@@ -13,23 +13,57 @@ import { InvalidRequest } from "./Errors.js"
 import * as FastGuard from "./internal/fastGuard.js"
 import * as Issues from "./internal/issues.js"
 import * as JsonShape from "./internal/jsonShape.js"
+import * as RepeatedMember from "./internal/repeatedMember.js"
 import { clip } from "./internal/quote.js"
 
 /**
- * A request body as the transport read it: parsed JSON, or the reason it could not be read (wrong content type,
- * malformed JSON, too large). `undefined` in `ApiRequest.body` means no body was sent.
+ * A request body as the transport read it: parsed JSON, the reason it could not be read (wrong content type,
+ * malformed JSON, too large), or JSON that repeats a member name in one of its objects (`parseJson`), which `JSON.parse`
+ * would have quietly reduced to the last of them. `undefined` in `ApiRequest.body` means no body was sent.
  *
  * @since 0.1.0
  */
 export type Body =
   | { readonly _tag: "Json"; readonly value: unknown }
   | { readonly _tag: "Unreadable"; readonly reason: string }
+  | {
+    readonly _tag: "RepeatedMember"
+    /** The repeated name. */
+    readonly member: string
+    /** The body's top-level member it sits in (the name itself at the top level); absent if the body is no object. */
+    readonly field?: string | undefined
+  }
 
 /** @since 0.1.0 */
 export const json = (value: unknown): Body => ({ _tag: "Json", value })
 
 /** @since 0.1.0 */
 export const unreadable = (reason: string): Body => ({ _tag: "Unreadable", reason })
+
+/** @since 0.1.0 */
+export const repeatedMember = (member: string, field?: string | undefined): Body => ({
+  _tag: "RepeatedMember",
+  member,
+  field
+})
+
+/**
+ * A body from its JSON text, as a transport should read it: the parsed value; unreadable when the text is not JSON;
+ * `RepeatedMember` when an object in it repeats a name (the operations refuse it with `400 INVALID_REQUEST`, as they
+ * refuse a repeated query parameter, rather than act on the last value alone).
+ *
+ * @since 0.1.0
+ */
+export const parseJson = (text: string): Body => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return unreadable("The request body is not valid JSON.")
+  }
+  const repeated = RepeatedMember.find(text)
+  return repeated === undefined ? json(value) : repeatedMember(repeated.member, repeated.field)
+}
 
 /**
  * Everything a transport hands to an operation. Fields an operation does not use are ignored (a GET's body, a stop's
@@ -184,8 +218,25 @@ const unknownProperties = (value: object, fields: Schema.Struct.Fields): Invalid
   })
 }
 
+const repeatedProblem = (member: string, field: string | undefined): InvalidRequest => {
+  const name = clip(member)
+  if (field === undefined) {
+    return new InvalidRequest({
+      message: `The request body repeats the member "${name}" in one of its objects.`,
+      details: { member: name, reason: "repeated" }
+    })
+  }
+  const at = clip(field)
+  return new InvalidRequest({
+    message: field === member
+      ? `Invalid field "${at}": it is repeated.`
+      : `Invalid field "${at}": an object in it repeats the member "${name}".`,
+    details: { field: at, ...(field === member ? {} : { member: name }), reason: "repeated" }
+  })
+}
+
 /**
- * Validates a JSON object body with `schema` (unknown properties refused), naming the offending field. Before the
+ * Validates a JSON object body with `schema` (unknown and repeated properties refused), naming the offending field. Before the
  * schema looks into it, the body must be a plain JSON tree at most `MAX_BODY_DEPTH` deep with at most
  * `MAX_BODY_VALUES` values; messages and `details` quote client input only clipped, so their size never depends on
  * the body.
@@ -202,6 +253,7 @@ export const decodeBody = <A, I>(
   if (body._tag === "Unreadable") {
     return Effect.fail(new InvalidRequest({ message: clip(body.reason, 200), details: { reason: "unreadable" } }))
   }
+  if (body._tag === "RepeatedMember") return Effect.fail(repeatedProblem(body.member, body.field))
   const value = body.value
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return Effect.fail(

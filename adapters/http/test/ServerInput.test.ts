@@ -100,6 +100,44 @@ for (const store of stores) {
         expectError(await post(h, "/api/v1/projects", broken, { ...json, ...bearer(keys.member) }), 400, "INVALID_REQUEST")
       }))
 
+    it("JSON that names a member twice is 400 INVALID_REQUEST naming it, not read as its last value", () =>
+      withServer(store)(async (h) => {
+        const member = { ...json, ...bearer(keys.member) }
+        const timer = async () =>
+          (await h.send({ method: "GET", path: "/api/v1/timer", headers: bearer(keys.member) })).body<{ timer: unknown }>().timer
+        const projects = async () =>
+          (await h.send({ method: "GET", path: `/api/v1/projects?clientId=${ids.globex}`, headers: bearer(keys.owner) })).text
+        const timerBefore = await timer()
+        const projectsBefore = await projects()
+        const starts: ReadonlyArray<readonly [string, Record<string, string>]> = [
+          [`{"projectId":"${ids.website}","note":"written first","note":"written last"}`, { field: "note", reason: "repeated" }],
+          // The same name written with an escape is the same name.
+          [`{"projectId":"${ids.website}","\\u0070rojectId":"${ids.website}"}`, { field: "projectId", reason: "repeated" }],
+          [`{"projectId":"${ids.website}","note":{"a":1,"b":{"a":1},"a":2}}`, { field: "note", member: "a", reason: "repeated" }]
+        ]
+        for (const [i, [body, details]] of starts.entries()) {
+          const reply = await post(h, "/api/v1/timers/start", body, { ...member, "idempotency-key": `repeated-${i}` })
+          expectError(reply, 400, "INVALID_REQUEST", details)
+        }
+        const reply = await post(h, "/api/v1/projects", `{"clientId":"${ids.globex}","name":"A","name":"B"}`, {
+          ...json,
+          ...bearer(keys.owner)
+        })
+        expectError(reply, 400, "INVALID_REQUEST", { field: "name", reason: "repeated" })
+        expect(reply.body<{ error: { message: string } }>().error.message).toBe("Invalid field \"name\": it is repeated.")
+        // Nothing was started or created; the same names in different objects are no repeat.
+        expect(await timer()).toEqual(timerBefore)
+        expect(await projects()).toBe(projectsBefore)
+        const fine = await post(h, "/api/v1/timers/start", `{"projectId":"${ids.website}","note":"{\\"note\\":1}"}`, {
+          ...member,
+          "idempotency-key": "not-repeated"
+        })
+        expect({ status: fine.status, note: fine.body<{ timer: { note: string } }>().timer.note }).toEqual({
+          status: 200,
+          note: "{\"note\":1}"
+        })
+      }))
+
     it("the content type must be application/json (parameters allowed, case-insensitive)", () =>
       withServer(store)(async (h) => {
         const owner = bearer(keys.owner)

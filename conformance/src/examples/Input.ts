@@ -105,7 +105,9 @@ export const register = (h: Harness): void => {
         [json({ clientId, name: "x", color: "red" }), "color"],
         [json({ clientId, name: "x", color: "#12345" }), "color"],
         [json({ clientId, name: "x", archived: false }), "archived"],
-        [json({ clientId, name: "\udc00" }), "name"]
+        [json({ clientId, name: "\udc00" }), "name"],
+        // JSON that names a member twice: refused, not read as its last value.
+        [{ _tag: "RepeatedMember", member: "name", field: "name" }, "name"]
       ]
       for (const [body, field] of bodies) {
         expectError(
@@ -139,7 +141,11 @@ export const register = (h: Harness): void => {
         [json({ projectId, note: "a".repeat(501) }), "note"],
         [json({ projectId, startedAt: "2026-01-01T00:00:00Z" }), "startedAt"],
         // An unpaired surrogate travels in JSON but cannot be stored as sent: refused rather than altered.
-        [json({ projectId, note: "a\ud800b" }), "note"]
+        [json({ projectId, note: "a\ud800b" }), "note"],
+        // JSON that names a member twice, at the top level or deeper: refused, not read as its last value.
+        [{ _tag: "RepeatedMember", member: "projectId", field: "projectId" }, "projectId"],
+        [{ _tag: "RepeatedMember", member: "x", field: "note" }, "note"],
+        [{ _tag: "RepeatedMember", member: "projectId" }, undefined]
       ]
       for (const [body, field] of bodies) {
         expectError(

@@ -119,6 +119,14 @@ const typedCall = (client: Client, operation: OperationName, request: Request.Ap
   }
 }
 
+/** A JSON text that repeats `member`: at the top level, inside the top-level member `field`, or inside an array. */
+const repeatingText = (member: string, field: string | undefined): string => {
+  const name = JSON.stringify(member)
+  const repeating = `{${name}:null,${name}:null}`
+  if (field === undefined) return `[${repeating}]`
+  return field === member ? repeating : `{${JSON.stringify(field)}:${repeating}}`
+}
+
 /** The raw request for anything the typed client cannot send. */
 const rawRequest = (baseUrl: string, operation: OperationName, request: Request.ApiRequest) => {
   const route = paths[operation]
@@ -134,6 +142,8 @@ const rawRequest = (baseUrl: string, operation: OperationName, request: Request.
   } else if (body?._tag === "Unreadable") {
     // Whatever made the body unreadable, a truncated JSON document is one way to send such a body.
     http = HttpClientRequest.bodyText(http, "{\"unreadable\":", "application/json")
+  } else if (body?._tag === "RepeatedMember") {
+    http = HttpClientRequest.bodyText(http, repeatingText(body.member, body.field), "application/json")
   }
   return http
 }

@@ -1,6 +1,7 @@
 /**
  * Reads a request body for the core, never more than 64 KiB of it: a JSON value, the reason it cannot be read (wrong
- * content type, too large, not UTF-8, malformed JSON), or nothing when none was sent. Never fails: the core decides
+ * content type, too large, not UTF-8, malformed JSON), a member name an object in it repeats (`Request.parseJson`), or
+ * nothing when none was sent. Never fails: the core decides
  * when an unreadable body matters (after authentication, rate limit, scope and the idempotency key). One set of rules
  * over three sources: Node's `IncomingMessage`, a Web `Request`, and any `@effect/platform` request.
  */
@@ -67,11 +68,7 @@ const parse = (bytes: Uint8Array): Request.Body => {
   } catch {
     return Request.unreadable("The request body is not valid UTF-8.")
   }
-  try {
-    return Request.json(JSON.parse(text))
-  } catch {
-    return Request.unreadable("The request body is not valid JSON.")
-  }
+  return Request.parseJson(text)
 }
 
 const classify = (source: Source, collected: Collected): Request.Body | undefined => {

@@ -1,0 +1,88 @@
+/**
+ * `Request.parseJson` and the scan under it: a JSON text that names a member twice in one object is a
+ * `RepeatedMember` body (named by the member and the top-level field it sits in), every other JSON text parses as
+ * `JSON.parse` reads it, and `decodeBody` refuses the repeat with `400 INVALID_REQUEST` naming it.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Request, Schemas } from "@stint/core"
+import * as Effect from "effect/Effect"
+import * as fc from "effect/FastCheck"
+
+/** `text` with one more member `name` appended to its top-level object (`text` is the JSON of a non-empty object). */
+const appended = (text: string, name: string, value: unknown) =>
+  `${text.slice(0, -1)},${JSON.stringify(name)}:${JSON.stringify(value)}}`
+
+const objectWithKeys = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { minKeys: 1, maxKeys: 8 })
+
+describe("Request.parseJson", () => {
+  it("reads every JSON text without a repeated name as JSON.parse does, in any layout", () =>
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.boolean(), (value, spaced) => {
+      const text = spaced ? JSON.stringify(value, null, 2) : JSON.stringify(value)
+      expect(Request.parseJson(text)).toEqual(Request.json(JSON.parse(text)))
+    })))
+
+  it("names a member the top-level object repeats, whatever the names and values around it", () =>
+    fc.assert(fc.property(objectWithKeys, fc.nat(), fc.jsonValue({ maxDepth: 2 }), (object, pick, value) => {
+      const names = Object.keys(object)
+      const name = names[pick % names.length] ?? ""
+      expect(Request.parseJson(appended(JSON.stringify(object), name, value))).toEqual(
+        Request.repeatedMember(name, name)
+      )
+    })))
+
+  it("names a repeat deeper down by the top-level field it sits in, or by none in a top-level array", () =>
+    fc.assert(fc.property(objectWithKeys, fc.nat(), fc.string(), (object, pick, field) => {
+      const names = Object.keys(object)
+      const name = names[pick % names.length] ?? ""
+      const inner = appended(JSON.stringify(object), name, null)
+      expect(Request.parseJson(`{${JSON.stringify(field)}:[1,${inner}]}`)).toEqual(Request.repeatedMember(name, field))
+      expect(Request.parseJson(`[{"a":{}},${inner}]`)).toEqual(Request.repeatedMember(name, undefined))
+    })))
+
+  it("compares names as JSON reads them, not as written", () => {
+    expect(Request.parseJson(`{"a":1,"\\u0061":2}`)).toEqual(Request.repeatedMember("a", "a"))
+    expect(Request.parseJson(`{"\\"":1,"\\u0022":2}`)).toEqual(Request.repeatedMember("\"", "\""))
+    // Names that only look alike, strings that hold what looks like a repeat, and one name in several objects.
+    for (const text of [`{"a":1,"A":2,"a ":3}`, `{"a":"{\\"a\\":1,\\"a\\":2}","b":"a"}`, `[{"a":1},{"a":2}]`,
+      `{"a":{"a":{"a":[]}},"b":{"a":1}}`]) {
+      expect(Request.parseJson(text)).toEqual(Request.json(JSON.parse(text)))
+    }
+  })
+
+  it("is unreadable when the text is not JSON", () => {
+    for (const text of ["", "{", "{\"a\":1,\"a\":2", "{'a':1}", "[1,]"]) {
+      expect(Request.parseJson(text)).toEqual(Request.unreadable("The request body is not valid JSON."))
+    }
+  })
+})
+
+describe("decodeBody of a repeated member", () => {
+  const refusal = (body: Request.Body) =>
+    Effect.flip(Request.decodeBody(body, Schemas.StartTimerBody)).pipe(
+      Effect.map((error) => ({ message: error.message, details: error.details }))
+    )
+
+  it.effect("is 400 INVALID_REQUEST naming the field, and the member when it sits deeper", () =>
+    Effect.gen(function*() {
+      expect(yield* refusal(Request.repeatedMember("note", "note"))).toEqual({
+        message: "Invalid field \"note\": it is repeated.",
+        details: { field: "note", reason: "repeated" }
+      })
+      expect(yield* refusal(Request.repeatedMember("a", "note"))).toEqual({
+        message: "Invalid field \"note\": an object in it repeats the member \"a\".",
+        details: { field: "note", member: "a", reason: "repeated" }
+      })
+      expect(yield* refusal(Request.repeatedMember("a"))).toEqual({
+        message: "The request body repeats the member \"a\" in one of its objects.",
+        details: { member: "a", reason: "repeated" }
+      })
+    }))
+
+  it.effect("quotes a long name clipped, as every refusal quotes client input", () =>
+    Effect.gen(function*() {
+      const long = "n".repeat(10_000)
+      const { details, message } = yield* refusal(Request.repeatedMember(long, long))
+      expect(message.length).toBeLessThan(300)
+      expect(JSON.stringify(details).length).toBeLessThan(300)
+    }))
+})
