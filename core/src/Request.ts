@@ -30,8 +30,8 @@ export type Body =
     readonly _tag: "RepeatedMember"
     /** The repeated name. */
     readonly member: string
-    /** The body's top-level member it sits in (the name itself at the top level); absent if the body is no object. */
-    readonly field?: string | undefined
+    /** The body's top-level member holding the object that repeats it; absent when the body object itself does. */
+    readonly inside?: string | undefined
   }
 
 /** @since 0.1.0 */
@@ -41,15 +41,15 @@ export const json = (value: unknown): Body => ({ _tag: "Json", value })
 export const unreadable = (reason: string): Body => ({ _tag: "Unreadable", reason })
 
 /** @since 0.1.0 */
-export const repeatedMember = (member: string, field?: string | undefined): Body => ({
+export const repeatedMember = (member: string, inside?: string | undefined): Body => ({
   _tag: "RepeatedMember",
   member,
-  field
+  inside
 })
 
 /**
  * A body from its JSON text, as a transport should read it: the parsed value; unreadable when the text is not JSON;
- * `RepeatedMember` when an object in it repeats a name (the operations refuse it with `400 INVALID_REQUEST`, as they
+ * `RepeatedMember` when the body is an object and an object in it repeats a name (the operations refuse it with `400 INVALID_REQUEST`, as they
  * refuse a repeated query parameter, rather than act on the last value alone).
  *
  * @since 0.1.0
@@ -62,7 +62,7 @@ export const parseJson = (text: string): Body => {
     return unreadable("The request body is not valid JSON.")
   }
   const repeated = RepeatedMember.find(text)
-  return repeated === undefined ? json(value) : repeatedMember(repeated.member, repeated.field)
+  return repeated === undefined ? json(value) : repeatedMember(repeated.member, repeated.inside)
 }
 
 /**
@@ -218,20 +218,18 @@ const unknownProperties = (value: object, fields: Schema.Struct.Fields): Invalid
   })
 }
 
-const repeatedProblem = (member: string, field: string | undefined): InvalidRequest => {
+const repeatedProblem = (member: string, inside: string | undefined): InvalidRequest => {
   const name = clip(member)
-  if (field === undefined) {
+  if (inside === undefined) {
     return new InvalidRequest({
-      message: `The request body repeats the member "${name}" in one of its objects.`,
-      details: { member: name, reason: "repeated" }
+      message: `Invalid field "${name}": it is repeated.`,
+      details: { field: name, reason: "repeated" }
     })
   }
-  const at = clip(field)
+  const field = clip(inside)
   return new InvalidRequest({
-    message: field === member
-      ? `Invalid field "${at}": it is repeated.`
-      : `Invalid field "${at}": an object in it repeats the member "${name}".`,
-    details: { field: at, ...(field === member ? {} : { member: name }), reason: "repeated" }
+    message: `Invalid field "${field}": an object in it repeats the member "${name}".`,
+    details: { field, member: name, reason: "repeated" }
   })
 }
 
@@ -253,7 +251,7 @@ export const decodeBody = <A, I>(
   if (body._tag === "Unreadable") {
     return Effect.fail(new InvalidRequest({ message: clip(body.reason, 200), details: { reason: "unreadable" } }))
   }
-  if (body._tag === "RepeatedMember") return Effect.fail(repeatedProblem(body.member, body.field))
+  if (body._tag === "RepeatedMember") return Effect.fail(repeatedProblem(body.member, body.inside))
   const value = body.value
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     return Effect.fail(

@@ -1,7 +1,7 @@
 /**
- * `Request.parseJson` and the scan under it: a JSON text that names a member twice in one object is a
- * `RepeatedMember` body (named by the member and the top-level field it sits in), every other JSON text parses as
- * `JSON.parse` reads it, and `decodeBody` refuses the repeat with `400 INVALID_REQUEST` naming it.
+ * `Request.parseJson` and the scan under it: a JSON object that names a member twice in one of its objects is a
+ * `RepeatedMember` body (named by the member and, when deeper, the top-level field it sits in), every other JSON text
+ * parses as `JSON.parse` reads it, and `decodeBody` refuses the repeat with `400 INVALID_REQUEST` naming it.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Request, Schemas } from "@stint/core"
@@ -26,22 +26,31 @@ describe("Request.parseJson", () => {
       const names = Object.keys(object)
       const name = names[pick % names.length] ?? ""
       expect(Request.parseJson(appended(JSON.stringify(object), name, value))).toEqual(
-        Request.repeatedMember(name, name)
+        Request.repeatedMember(name)
       )
     })))
 
-  it("names a repeat deeper down by the top-level field it sits in, or by none in a top-level array", () =>
+  it("names a repeat deeper down by the top-level field it sits in, even one of the same name", () =>
     fc.assert(fc.property(objectWithKeys, fc.nat(), fc.string(), (object, pick, field) => {
       const names = Object.keys(object)
       const name = names[pick % names.length] ?? ""
       const inner = appended(JSON.stringify(object), name, null)
       expect(Request.parseJson(`{${JSON.stringify(field)}:[1,${inner}]}`)).toEqual(Request.repeatedMember(name, field))
-      expect(Request.parseJson(`[{"a":{}},${inner}]`)).toEqual(Request.repeatedMember(name, undefined))
+      expect(Request.parseJson(`{${JSON.stringify(name)}:${inner}}`)).toEqual(Request.repeatedMember(name, name))
+    })))
+
+  it("leaves a body that is no object to be refused as such, whatever it holds", () =>
+    fc.assert(fc.property(objectWithKeys, fc.nat(), (object, pick) => {
+      const names = Object.keys(object)
+      const inner = appended(JSON.stringify(object), names[pick % names.length] ?? "", null)
+      for (const text of [`[${inner}]`, ` [1,{"a":{}},${inner}]`]) {
+        expect(Request.parseJson(text)).toEqual(Request.json(JSON.parse(text)))
+      }
     })))
 
   it("compares names as JSON reads them, not as written", () => {
-    expect(Request.parseJson(`{"a":1,"\\u0061":2}`)).toEqual(Request.repeatedMember("a", "a"))
-    expect(Request.parseJson(`{"\\"":1,"\\u0022":2}`)).toEqual(Request.repeatedMember("\"", "\""))
+    expect(Request.parseJson(` \n{"a":1,"\\u0061":2}`)).toEqual(Request.repeatedMember("a"))
+    expect(Request.parseJson(`{"\\"":1,"\\u0022":2}`)).toEqual(Request.repeatedMember("\""))
     // Names that only look alike, strings that hold what looks like a repeat, and one name in several objects.
     for (const text of [`{"a":1,"A":2,"a ":3}`, `{"a":"{\\"a\\":1,\\"a\\":2}","b":"a"}`, `[{"a":1},{"a":2}]`,
       `{"a":{"a":{"a":[]}},"b":{"a":1}}`]) {
@@ -64,7 +73,7 @@ describe("decodeBody of a repeated member", () => {
 
   it.effect("is 400 INVALID_REQUEST naming the field, and the member when it sits deeper", () =>
     Effect.gen(function*() {
-      expect(yield* refusal(Request.repeatedMember("note", "note"))).toEqual({
+      expect(yield* refusal(Request.repeatedMember("note"))).toEqual({
         message: "Invalid field \"note\": it is repeated.",
         details: { field: "note", reason: "repeated" }
       })
@@ -72,9 +81,9 @@ describe("decodeBody of a repeated member", () => {
         message: "Invalid field \"note\": an object in it repeats the member \"a\".",
         details: { field: "note", member: "a", reason: "repeated" }
       })
-      expect(yield* refusal(Request.repeatedMember("a"))).toEqual({
-        message: "The request body repeats the member \"a\" in one of its objects.",
-        details: { member: "a", reason: "repeated" }
+      expect(yield* refusal(Request.repeatedMember("note", "note"))).toEqual({
+        message: "Invalid field \"note\": an object in it repeats the member \"note\".",
+        details: { field: "note", member: "note", reason: "repeated" }
       })
     }))
 
@@ -84,5 +93,8 @@ describe("decodeBody of a repeated member", () => {
       const { details, message } = yield* refusal(Request.repeatedMember(long, long))
       expect(message.length).toBeLessThan(300)
       expect(JSON.stringify(details).length).toBeLessThan(300)
+      const top = yield* refusal(Request.repeatedMember(long))
+      expect(top.message.length).toBeLessThan(300)
+      expect(JSON.stringify(top.details).length).toBeLessThan(300)
     }))
 })

@@ -113,7 +113,8 @@ for (const store of stores) {
           [`{"projectId":"${ids.website}","note":"written first","note":"written last"}`, { field: "note", reason: "repeated" }],
           // The same name written with an escape is the same name.
           [`{"projectId":"${ids.website}","\\u0070rojectId":"${ids.website}"}`, { field: "projectId", reason: "repeated" }],
-          [`{"projectId":"${ids.website}","note":{"a":1,"b":{"a":1},"a":2}}`, { field: "note", member: "a", reason: "repeated" }]
+          [`{"projectId":"${ids.website}","note":{"a":1,"b":{"a":1},"a":2}}`, { field: "note", member: "a", reason: "repeated" }],
+          [`{"projectId":"${ids.website}","note":{"note":1,"note":2}}`, { field: "note", member: "note", reason: "repeated" }]
         ]
         for (const [i, [body, details]] of starts.entries()) {
           const reply = await post(h, "/api/v1/timers/start", body, { ...member, "idempotency-key": `repeated-${i}` })

@@ -119,12 +119,11 @@ const typedCall = (client: Client, operation: OperationName, request: Request.Ap
   }
 }
 
-/** A JSON text that repeats `member`: at the top level, inside the top-level member `field`, or inside an array. */
-const repeatingText = (member: string, field: string | undefined): string => {
+/** A JSON object that repeats `member`, itself or in the object under its member `inside`. */
+const repeatingText = (member: string, inside: string | undefined): string => {
   const name = JSON.stringify(member)
   const repeating = `{${name}:null,${name}:null}`
-  if (field === undefined) return `[${repeating}]`
-  return field === member ? repeating : `{${JSON.stringify(field)}:${repeating}}`
+  return inside === undefined ? repeating : `{${JSON.stringify(inside)}:${repeating}}`
 }
 
 /** The raw request for anything the typed client cannot send. */
@@ -143,7 +142,7 @@ const rawRequest = (baseUrl: string, operation: OperationName, request: Request.
     // Whatever made the body unreadable, a truncated JSON document is one way to send such a body.
     http = HttpClientRequest.bodyText(http, "{\"unreadable\":", "application/json")
   } else if (body?._tag === "RepeatedMember") {
-    http = HttpClientRequest.bodyText(http, repeatingText(body.member, body.field), "application/json")
+    http = HttpClientRequest.bodyText(http, repeatingText(body.member, body.inside), "application/json")
   }
   return http
 }

@@ -7,11 +7,10 @@
  * unescaping, so `"a"` and `"\u0061"` are one name), each open object keeps the names seen so far.
  */
 
-/** The repeated name, and the top-level member it sits in (itself when the top-level object repeats it). */
+/** The repeated name, and the body's top-level member holding the object that repeats it (none: the body itself). */
 export interface Repeated {
   readonly member: string
-  /** Absent when the text is not an object at its top level (an array of objects, say). */
-  readonly field: string | undefined
+  readonly inside: string | undefined
 }
 
 const QUOTE = 0x22
@@ -22,8 +21,12 @@ const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** The first repeated member name of `text`, which must be valid JSON; `undefined` when every object's names differ. */
+/**
+ * The first repeated member name of `text`, which must be valid JSON; `undefined` when every object's names differ, or
+ * when `text` is not an object (a body that is no object is refused as such, whatever it holds).
+ */
 export const find = (text: string): Repeated | undefined => {
+  if (text.trimStart().charCodeAt(0) !== OPEN_BRACE) return undefined
   // One entry per open object (its names) or array (`null`), innermost last.
   const open: Array<Set<string> | null> = []
   // Whether the next string is a member name: just after `{`, or after `,` inside an object.
@@ -46,7 +49,7 @@ export const find = (text: string): Repeated | undefined => {
       if (nameNext && names != null) {
         const name = escaped ? JSON.parse(text.slice(i, end + 1)) as string : text.slice(i + 1, end)
         if (open.length === 1) topLevelField = name
-        if (names.has(name)) return { member: name, field: open[0] === null ? undefined : topLevelField }
+        if (names.has(name)) return { member: name, inside: open.length === 1 ? undefined : topLevelField }
         names.add(name)
         nameNext = false
       }
