@@ -18,8 +18,8 @@ import { clip } from "./internal/quote.js"
 
 /**
  * A request body as the transport read it: parsed JSON, the reason it could not be read (wrong content type,
- * malformed JSON, too large), or JSON that repeats a member name in one of its objects (`parseJson`), which `JSON.parse`
- * would have quietly reduced to the last of them. `undefined` in `ApiRequest.body` means no body was sent.
+ * malformed JSON, too large), or JSON that repeats a member name in one of its objects (`parseJson`), which
+ * `JSON.parse` would have quietly reduced to the last of them. `undefined` in `ApiRequest.body` means no body was sent.
  *
  * @since 0.1.0
  */
@@ -49,8 +49,8 @@ export const repeatedMember = (member: string, inside?: string | undefined): Bod
 
 /**
  * A body from its JSON text, as a transport should read it: the parsed value; unreadable when the text is not JSON;
- * `RepeatedMember` when the body is an object and an object in it repeats a name (the operations refuse it with `400 INVALID_REQUEST`, as they
- * refuse a repeated query parameter, rather than act on the last value alone).
+ * `RepeatedMember` when the body is an object and an object in it repeats a name (the operations refuse it with
+ * `400 INVALID_REQUEST`, as they refuse a repeated query parameter, rather than act on the last value alone).
  *
  * @since 0.1.0
  */
@@ -234,8 +234,8 @@ const repeatedProblem = (member: string, inside: string | undefined): InvalidReq
 }
 
 /**
- * Validates a JSON object body with `schema` (unknown and repeated properties refused), naming the offending field. Before the
- * schema looks into it, the body must be a plain JSON tree at most `MAX_BODY_DEPTH` deep with at most
+ * Validates a JSON object body with `schema` (unknown and repeated properties refused), naming the offending field.
+ * Before the schema looks into it, the body must be a plain JSON tree at most `MAX_BODY_DEPTH` deep with at most
  * `MAX_BODY_VALUES` values; messages and `details` quote client input only clipped, so their size never depends on
  * the body.
  *

@@ -1,9 +1,9 @@
 /**
  * Reads a request body for the core, never more than 64 KiB of it: a JSON value, the reason it cannot be read (wrong
  * content type, too large, not UTF-8, malformed JSON), a member name an object in it repeats (`Request.parseJson`), or
- * nothing when none was sent. Never fails: the core decides
- * when an unreadable body matters (after authentication, rate limit, scope and the idempotency key). One set of rules
- * over three sources: Node's `IncomingMessage`, a Web `Request`, and any `@effect/platform` request.
+ * nothing when none was sent. Never fails: the core decides when an unreadable body matters (after authentication,
+ * rate limit, scope and the idempotency key). One set of rules over three sources: Node's `IncomingMessage`, a Web
+ * `Request`, and any `@effect/platform` request.
  */
 import type * as HttpServerRequest from "@effect/platform/HttpServerRequest"
 import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
