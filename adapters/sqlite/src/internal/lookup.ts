@@ -27,11 +27,17 @@ const json = (values: ReadonlyArray<unknown>) => JSON.stringify(values)
  */
 export const lookup = (sql: SqlClient.SqlClient) => (refs: DatasetRefs): Effect.Effect<ExistingRecords, StoreError> =>
   Effect.gen(function*() {
+    /** The rows of `statement`, whose one parameter is `values` as a JSON array, decoded. */
+    const rows = <A>(
+      what: string,
+      statement: string,
+      values: ReadonlyArray<unknown>,
+      decode: (rows: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<A>, StoreError>
+    ) => sql.unsafe(statement, [json(values)]).pipe(orStoreError(what), Effect.flatMap(decode))
     const existing = (statement: string, values: ReadonlyArray<unknown>) =>
-      sql.unsafe(statement, [json(values)]).pipe(
-        orStoreError("looking up existing records"),
-        Effect.flatMap(decodeKeys),
-        Effect.map((rows) => new Set(rows.map((row) => row.k)))
+      Effect.map(
+        rows("looking up existing records", statement, values, decodeKeys),
+        (found) => new Set(found.map((row) => row.k))
       )
     const known = (table: string, ids: ReadonlyArray<string>) =>
       Effect.map(existing(byId(table), ids), (found) => ids.filter((id) => found.has(id)))
@@ -40,35 +46,44 @@ export const lookup = (sql: SqlClient.SqlClient) => (refs: DatasetRefs): Effect.
     const entryIds = yield* known("time_entries", refs.entryIds)
     const apiKeyIds = yield* known("api_keys", refs.apiKeyIds)
 
-    const clientRows = yield* sql.unsafe(
+    const clientRows = yield* rows(
+      "looking up clients",
       `SELECT id, workspace_id, name, color, archived FROM clients WHERE id IN (SELECT value FROM json_each(?))`,
-      [json(refs.clientIds)]
-    ).pipe(orStoreError("looking up clients"), Effect.flatMap(decodeClients))
+      refs.clientIds,
+      decodeClients
+    )
     const clientById = new Map(clientRows.map((c) => [c.id, c]))
-    const projectRows = yield* sql.unsafe(
+    const projectRows = yield* rows(
+      "looking up projects",
       `SELECT id, workspace_id, client_id, name, color, archived FROM projects
         WHERE id IN (SELECT value FROM json_each(?))`,
-      [json(refs.projectIds)]
-    ).pipe(orStoreError("looking up projects"), Effect.flatMap(decodeProjects))
+      refs.projectIds,
+      decodeProjects
+    )
     const projectById = new Map(projectRows.map((p) => [p.id, p]))
 
-    const digests = yield* sql.unsafe(
+    const digests = yield* rows(
+      "looking up API key digests",
       `SELECT digest AS k FROM api_keys WHERE digest IN (SELECT value FROM json_each(?)) ORDER BY rowid`,
-      [json(refs.apiKeyDigests)]
-    ).pipe(orStoreError("looking up API key digests"), Effect.flatMap(decodeKeys))
+      refs.apiKeyDigests,
+      decodeKeys
+    )
 
-    const memberships = yield* sql.unsafe(
+    const memberships = yield* rows(
+      "looking up memberships",
       `SELECT workspace_id, user_id, role, pay_rate_cents FROM memberships
         WHERE user_id IN (SELECT value FROM json_each(?))
         ORDER BY rowid`,
-      [json(refs.userIds)]
-    ).pipe(orStoreError("looking up memberships"), Effect.flatMap(decodeMemberships))
-    const scopePairs = refs.userScopes.map((s) => [s.workspaceId, s.userId])
-    const active = yield* sql.unsafe(
+      refs.userIds,
+      decodeMemberships
+    )
+    const active = yield* rows(
+      "looking up active entries",
       `SELECT workspace_id, user_id FROM time_entries
         WHERE status = 'active' AND (workspace_id, user_id) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))`,
-      [json(scopePairs)]
-    ).pipe(orStoreError("looking up active entries"), Effect.flatMap(decodeScopes))
+      refs.userScopes.map((s) => [s.workspaceId, s.userId]),
+      decodeScopes
+    )
     const activeKeys = new Set(active.map((s) => pairKey(s.workspaceId, s.userId)))
     const assigned = yield* existing(
       byPair("assignments", "project_id", "user_id"),

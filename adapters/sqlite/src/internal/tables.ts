@@ -1,8 +1,8 @@
 /**
  * How each table of a dataset is written: its columns, its primary key (which names a row in a conflict), the entity a
- * conflict names, and a row's values. One description serves `AdminStore.insert` (row by row, so a failure names its row) and
- * `AdminStore.bulk` (multi-row INSERTs of the same columns into staging tables made of them, one copy into the file's
- * own, and, when the copy is refused, the staged rows inserted into the file's again to name the row).
+ * conflict names, and a row's values. One description serves `AdminStore.insert` (row by row, so a failure names its
+ * row) and `AdminStore.bulk` (multi-row INSERTs of the same columns into staging tables made of them, one copy into the
+ * file's own, and, when the copy is refused, the staged rows inserted into the file's again to name the row).
  */
 import type { Dataset } from "@stint/core/Records"
 import { flag } from "./rows.js"
