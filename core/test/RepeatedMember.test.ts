@@ -2,9 +2,10 @@
  * `Request.parseJson` and the scan under it: a JSON object that names a member twice in one of its objects is a
  * `RepeatedMember` body (named by the member and, when deeper, the top-level field it sits in), every other JSON text
  * parses as `JSON.parse` reads it, and `decodeBody` refuses the repeat with `400 INVALID_REQUEST` naming it.
+ * `FixtureSource.repeatedMember`, the same scan for fixture readers, names a repeat by its whole path.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Request, Schemas } from "@stint/core"
+import { FixtureSource, Request, Schemas } from "@stint/core"
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 
@@ -97,4 +98,72 @@ describe("decodeBody of a repeated member", () => {
       expect(top.message.length).toBeLessThan(300)
       expect(JSON.stringify(top.details).length).toBeLessThan(300)
     }))
+})
+
+/** One step from a value down to the one inside it: an array element with its neighbours, or an object member. */
+type Step =
+  | { readonly kind: "array"; readonly before: ReadonlyArray<unknown>; readonly after: ReadonlyArray<unknown> }
+  | { readonly kind: "object"; readonly name: string; readonly others: Readonly<Record<string, unknown>> }
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  fc.record({
+    kind: fc.constant("array" as const),
+    before: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
+    after: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 })
+  }),
+  fc.record({
+    kind: fc.constant("object" as const),
+    name: fc.string(),
+    others: fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 })
+  })
+)
+
+/** `inner` wrapped in `steps` (the outermost first), written compactly or indented, and the path down to it. */
+const wrapped = (steps: ReadonlyArray<Step>, inner: string, spaced: boolean) => {
+  const write = (value: unknown) => spaced ? JSON.stringify(value, null, 2) : JSON.stringify(value)
+  let text = inner
+  const path: Array<string | number> = []
+  for (const s of [...steps].reverse()) {
+    if (s.kind === "array") {
+      text = `[${[...s.before.map(write), text, ...s.after.map(write)].join(spaced ? ",\n " : ",")}]`
+      path.unshift(s.before.length)
+    } else {
+      const others = Object.entries(s.others).filter(([name]) => name !== s.name)
+      const members = [...others.map(([name, value]) => `${JSON.stringify(name)}:${write(value)}`), `${JSON.stringify(s.name)}:${text}`]
+      text = `{${members.join(spaced ? ", " : ",")}}`
+      path.unshift(s.name)
+    }
+  }
+  return { text, path }
+}
+
+describe("FixtureSource.repeatedMember", () => {
+  it("finds nothing in any JSON text that repeats no name, of any shape and layout", () =>
+    fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.boolean(), (value, spaced) => {
+      expect(FixtureSource.repeatedMember(spaced ? JSON.stringify(value, null, 2) : JSON.stringify(value))).toBeUndefined()
+    })))
+
+  it("names a repeat by its whole path: the names and indices down to its object, then the name", () =>
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 5 }), objectWithKeys, fc.nat(), fc.boolean(), (steps, object, pick, spaced) => {
+        const names = Object.keys(object)
+        const name = names[pick % names.length] ?? ""
+        const { path, text } = wrapped(steps, appended(JSON.stringify(object), name, "again"), spaced)
+        expect(FixtureSource.repeatedMember(text)).toEqual([...path, name])
+      })
+    ))
+
+  it("answers at once, neither throwing nor looping, for a text that is not JSON", () =>
+    fc.assert(fc.property(fc.string({ unit: fc.constantFrom("{", "}", "[", "]", ",", ":", "\"", "\\", "a", "u", " ") }), (text) => {
+      const found = FixtureSource.repeatedMember(text)
+      expect(found === undefined || Array.isArray(found)).toBe(true)
+    })))
+
+  it("tells where strings end by their escapes, and compares names as JSON reads them", () => {
+    // Names ending in an escaped backslash, a value ending in an escaped quote, an escaped name equal to a plain one.
+    expect(FixtureSource.repeatedMember(String.raw`[0,{"a\\":1,"b":"\\\"","a\\":2}]`)).toEqual([1, "a\\"])
+    expect(FixtureSource.repeatedMember(String.raw`{"x":["\\",{"\u0061":1,"a":2}]}`)).toEqual(["x", 1, "a"])
+    // A string holding what looks like a repeat.
+    expect(FixtureSource.repeatedMember(String.raw`["\\\"{\"a\":1,\"a\":2}",{"a":1}]`)).toBeUndefined()
+  })
 })

@@ -246,7 +246,13 @@ describe("seed", () => {
       /\$\.workspaces\[0\]\.name: Expected string, actual an array of 1 item$/
     ],
     ["a deeply nested unknown property", `{ "extra": ${"{\"a\":".repeat(5_000)}1${"}".repeat(5_000)} }`, /\$\.extra/],
-    ["text that is not JSON", "{ \"workspaces\": [", /not JSON/]
+    ["text that is not JSON", "{ \"workspaces\": [", /not JSON/],
+    // `JSON.parse` would keep the last name and drop the first: the workspace would be stored under a name not meant.
+    [
+      "a member one object names twice",
+      `{ "workspaces": [{ "id": "0190a000-0000-7000-8000-0000000000ae", "name": "Meant", "name": "Kept" }] }`,
+      /at \$\.workspaces\[0\]\.name: appears more than once$/
+    ]
   ]
 
   it.each(refusals)("refuses %s, naming the problem in one line, and writes nothing", async (_, content, path) => {

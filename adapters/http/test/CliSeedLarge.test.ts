@@ -1,7 +1,7 @@
 /**
  * `stint seed` of generated large fixtures (40,000 time entries, tens of batches) on SQLite and PostgreSQL: the
- * summary, every row stored, all or nothing when the very last row is bad or the file breaks off (the database is
- * read back unchanged, the JSON path named), and memory that does not grow with the file.
+ * summary, every row stored, all or nothing when the very last row is bad, a row names a member twice or the file
+ * breaks off (the database is read back unchanged, the JSON path named), and memory that does not grow with the file.
  */
 import { execFile } from "node:child_process"
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from "node:fs"
@@ -36,6 +36,10 @@ const entry = (n: number, note: string | null) => ({
   endedAt: new Date(Date.UTC(2024, 0, 1) + n * 60_000 + 45_000).toISOString()
 })
 
+/** The JSON of `row` with its member `name` given a second time, with `value`. */
+const repeating = (row: object, name: string, value: unknown): string =>
+  `${JSON.stringify(row).slice(0, -1)},${JSON.stringify(name)}:${JSON.stringify(value)}}`
+
 let counter = 0
 /**
  * Writes a fixture with `entries` time entries, streamed (time entries first: the file's order does not matter), and
@@ -43,7 +47,13 @@ let counter = 0
  */
 const writeFixture = (
   entries: number,
-  options: { readonly last?: unknown; readonly note?: (n: number) => string | null; readonly cut?: boolean } = {}
+  options: {
+    readonly last?: unknown
+    readonly note?: (n: number) => string | null
+    readonly cut?: boolean
+    /** The JSON text of row `n` instead of its entry's, when it answers one (a text `JSON.stringify` cannot write). */
+    readonly text?: (n: number) => string | undefined
+  } = {}
 ): string => {
   const file = join(dir.path, `large-${++counter}.json`)
   const fd = openSync(file, "w")
@@ -52,7 +62,7 @@ const writeFixture = (
     const row = n === entries - 1 && options.last !== undefined
       ? options.last
       : entry(n, options.note?.(n) ?? (n % 3 === 0 ? `entry ${n}\t"quoted" \\ [not] {json}` : null))
-    out += `${n === 0 ? "" : ","}\n    ${JSON.stringify(row)}`
+    out += `${n === 0 ? "" : ","}\n    ${options.text?.(n) ?? JSON.stringify(row)}`
     if (out.length > 1 << 16) {
       writeSync(fd, out)
       out = ""
@@ -127,7 +137,18 @@ describe.each(stores)("stint seed of $name, 40,000 entries", ({ database, read }
     ["an unknown project in the last row", { last: { ...entry(ENTRIES - 1, null), projectId: id(4, 9) } }, /at \$\.timeEntries\[39999\]\.projectId: unknown project/],
     ["a schema error in the last row", { last: { ...entry(ENTRIES - 1, null), status: "paused" } }, /at \$\.timeEntries\[39999\]\.status/],
     ["a repeated id in the last row", { last: entry(17, null) }, /at \$\.timeEntries\[39999\]\.id/],
-    ["a file cut short at the end", { cut: true }, /not JSON/]
+    ["a file cut short at the end", { cut: true }, /not JSON/],
+    // `JSON.parse` would read each of these as its last value, and the rows would load with the first one lost.
+    [
+      "a member named twice in the last row",
+      { text: (n) => n === ENTRIES - 1 ? repeating(entry(n, "written first"), "note", "written last") : undefined },
+      /at \$\.timeEntries\[39999\]\.note: appears more than once/
+    ],
+    [
+      "a member named twice in a row amid the batches",
+      { text: (n) => n === 20_017 ? repeating(entry(n, null), "billable", true) : undefined },
+      /at \$\.timeEntries\[20017\]\.billable: appears more than once/
+    ]
   ]
   it.each(refusals)("refuses %s in one line and leaves the database as it was", async (_, options, message) => {
     const url = await database()

@@ -11,10 +11,13 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { closeSync, fstatSync, openSync } from "node:fs"
 import { CliError } from "./cliFailure.js"
-import { ElementReader, indexMembers, JsonFileError, type MemberPlace, readValue } from "./jsonMembers.js"
+import { ElementReader, indexMembers, JsonFileError, type MemberPlace, readValue, RepeatedMemberError } from "./jsonMembers.js"
 
 const failure = (path: string) => (error: unknown): CliError =>
-  error instanceof JsonFileError
+  error instanceof RepeatedMemberError
+    // Worded as the core words a repeated top-level member.
+    ? new CliError({ message: `invalid fixture ${path} at ${error.path}: appears more than once` })
+    : error instanceof JsonFileError
     ? new CliError({ message: `invalid fixture ${path}: not JSON (${error.message})` })
     : new CliError({ message: `cannot read fixture ${path}: ${error instanceof Error ? error.message : String(error)}` })
 

@@ -2,8 +2,10 @@
  * A JSON file read as its top-level members, with bounded memory: `indexMembers` skims the whole file once, checking
  * the top-level structure and noting where each member's value lies; `ElementReader` then yields the elements of one
  * array member, parsed, a chunk of the file at a time. Only one chunk (and one element that straddles two) is ever in
- * memory, whatever the size of the file; every value is parsed by `JSON.parse`, so nothing invalid gets through.
+ * memory, whatever the size of the file; every value is parsed by `JSON.parse`, so nothing invalid gets through, and
+ * checked for a member name one of its objects repeats (which `JSON.parse` would quietly read as its last value).
  */
+import { FixtureSource } from "@stint/core"
 import { CHUNK_BYTES, FileWindow, inside, isSpace, readRange, scan } from "./jsonScan.js"
 
 /** The largest single value (an array element, or a member that is not an array) read into memory. */
@@ -11,6 +13,26 @@ export const MAX_VALUE_BYTES = 16 << 20
 
 /** The file is not JSON, or not JSON this reader can take in bounded memory. */
 export class JsonFileError extends Error {}
+
+/** An object in the file names a member twice: `path` is where (`$.timeEntries[2].note`). */
+export class RepeatedMemberError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} appears more than once`)
+  }
+}
+
+/** `$.name`, then each step of `rest`: `[3]` for an index, `.note` for a name (as the core writes fixture paths). */
+const pathOf = (name: string, rest: ReadonlyArray<string | number>): string => {
+  let path = `$.${name}`
+  for (const step of rest) path += typeof step === "number" ? `[${step}]` : `.${step}`
+  return path
+}
+
+/** Fails when an object of `text` (valid JSON, the value at `$.name` and then `at`) repeats a member name. */
+const refuseRepeats = (text: string, name: string, at: ReadonlyArray<number> = []): void => {
+  const repeated = FixtureSource.repeatedMember(text)
+  if (repeated !== undefined) throw new RepeatedMemberError(pathOf(name, [...at, ...repeated]))
+}
 
 /** Where one top-level member's value lies: an array's elements, or any other value's bytes. */
 export interface MemberPlace {
@@ -144,7 +166,10 @@ export const readValue = (fd: number, place: MemberPlace): unknown => {
   if (place.end - place.start > MAX_VALUE_BYTES) {
     throw new JsonFileError(`$.${place.name} is larger than ${MAX_VALUE_BYTES} bytes`)
   }
-  return parse(utf8(readRange(fd, place.start, place.end)), `in $.${place.name}`)
+  const text = utf8(readRange(fd, place.start, place.end))
+  const value = parse(text, `in $.${place.name}`)
+  refuseRepeats(text, place.name)
+  return value
 }
 
 /**
@@ -173,7 +198,9 @@ export class ElementReader {
         if (this.separated) throw new JsonFileError(`a missing element in $.${name}[${this.count}]`)
         return undefined
       }
-      return [parse(last, `in $.${name}[${this.count}]`)]
+      const element = parse(last, `in $.${name}[${this.count}]`)
+      refuseRepeats(last, name, [this.count])
+      return [element]
     }
     const chunk = readRange(this.fd, this.position, Math.min(end, this.position + CHUNK_BYTES))
     this.position += chunk.length
@@ -194,15 +221,19 @@ export class ElementReader {
     return elements
   }
 
-  /** The elements before the last comma: parsed together, or one by one to say which one is not JSON. */
+  /**
+   * The elements before the last comma: parsed together (or one by one to say which one is not JSON), then checked
+   * for a repeated member name.
+   */
   private parseGroup(data: Buffer, commas: ReadonlyArray<number>): ReadonlyArray<unknown> {
-    const last = commas[commas.length - 1] ?? 0
+    const text = `[${data.toString("utf8", 0, commas[commas.length - 1] ?? 0)}]`
+    let elements: ReadonlyArray<unknown> | undefined
     try {
-      const elements = JSON.parse(`[${data.toString("utf8", 0, last)}]`) as ReadonlyArray<unknown>
-      if (elements.length !== commas.length) throw new Error("miscounted elements")
-      this.count += elements.length
-      return elements
+      elements = JSON.parse(text) as ReadonlyArray<unknown>
     } catch {
+      elements = undefined
+    }
+    if (elements?.length !== commas.length) {
       let start = 0
       for (const comma of commas) {
         parse(data.toString("utf8", start, comma), `in $.${this.place.name}[${this.count}]`)
@@ -211,5 +242,13 @@ export class ElementReader {
       }
       throw new JsonFileError(`invalid elements in $.${this.place.name}`)
     }
+    // The group is one array: a repeat's first step is its element's index within the group.
+    const repeated = FixtureSource.repeatedMember(text)
+    if (repeated !== undefined) {
+      const [index = 0, ...rest] = repeated
+      throw new RepeatedMemberError(pathOf(this.place.name, [this.count + Number(index), ...rest]))
+    }
+    this.count += elements.length
+    return elements
   }
 }
