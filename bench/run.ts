@@ -308,12 +308,14 @@ const main = async () => {
             }
             const database = databases[i]
             const before = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
-            const spansBefore = sink?.spans() ?? 0
+            const spansBefore = (await sink?.spans()) ?? 0
             const result = await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.duration) })
             const after = Cpu.read(target.pid, database === undefined ? [] : await backends(database))
-            if (i === 0) spans += (sink?.spans() ?? 0) - spansBefore
+            if (i === 0) spans += ((await sink?.spans()) ?? 0) - spansBefore
             for (const message of result.errorMessages) log(`${store} ${scenario.name}: transport error: ${message}`)
-            results[i]?.push({ ...result, cpu: Cpu.perRequest(before, after, result.requests) })
+            const cpu = Cpu.perRequest(before, after, result.requests)
+            log(`  ${target.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${cpu.server} µs server CPU a request`)
+            results[i]?.push({ ...result, cpu })
           }
         }
         rows.push({ store, scenario: scenario.title, figures: results.map(summary) })
