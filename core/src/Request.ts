@@ -61,7 +61,7 @@ export const parseJson = (text: string): Body => {
   } catch {
     return unreadable("The request body is not valid JSON.")
   }
-  const repeated = RepeatedMember.find(text)
+  const repeated = RepeatedMember.find(text, value)
   return repeated === undefined ? json(value) : repeatedMember(repeated.member, repeated.inside)
 }
 

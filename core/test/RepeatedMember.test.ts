@@ -140,7 +140,10 @@ const wrapped = (steps: ReadonlyArray<Step>, inner: string, spaced: boolean) => 
 describe("FixtureSource.repeatedMember", () => {
   it("finds nothing in any JSON text that repeats no name, of any shape and layout", () =>
     fc.assert(fc.property(fc.jsonValue({ maxDepth: 5 }), fc.boolean(), (value, spaced) => {
-      expect(FixtureSource.repeatedMember(spaced ? JSON.stringify(value, null, 2) : JSON.stringify(value))).toBeUndefined()
+      const text = spaced ? JSON.stringify(value, null, 2) : JSON.stringify(value)
+      expect(FixtureSource.repeatedMember(text)).toBeUndefined()
+      // Told by counting, given the parsed value.
+      expect(FixtureSource.repeatedMember(text, JSON.parse(text))).toBeUndefined()
     })))
 
   it("names a repeat by its whole path: the names and indices down to its object, then the name", () =>
@@ -150,8 +153,19 @@ describe("FixtureSource.repeatedMember", () => {
         const name = names[pick % names.length] ?? ""
         const { path, text } = wrapped(steps, appended(JSON.stringify(object), name, "again"), spaced)
         expect(FixtureSource.repeatedMember(text)).toEqual([...path, name])
+        expect(FixtureSource.repeatedMember(text, JSON.parse(text))).toEqual([...path, name])
       })
     ))
+
+  it("counts members of values nested 20,000 deep without recursion, and still names the repeat there", () => {
+    const inner = `{"a":1,"b":{"c":[]},"a":2}`
+    for (const [open, close, path] of [["[", "]", 0], ["{\"k\":", "}", "k"]] as const) {
+      const text = `${open.repeat(20_000)}${inner}${close.repeat(20_000)}`
+      expect(FixtureSource.repeatedMember(text, JSON.parse(text))).toEqual([...Array<string | number>(20_000).fill(path), "a"])
+      const plain = text.replace(`,"a":2`, "")
+      expect(FixtureSource.repeatedMember(plain, JSON.parse(plain))).toBeUndefined()
+    }
+  })
 
   it("answers at once, neither throwing nor looping, for a text that is not JSON", () =>
     fc.assert(fc.property(fc.string({ unit: fc.constantFrom("{", "}", "[", "]", ",", ":", "\"", "\\", "a", "u", " ") }), (text) => {

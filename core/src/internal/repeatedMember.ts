@@ -18,6 +18,7 @@ export interface Repeated {
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 const COMMA = 0x2c
+const COLON = 0x3a
 const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
@@ -55,6 +56,48 @@ const unescaped = (name: string): string => {
     return name
   }
 }
+
+const isSpace = (c: number) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+
+/** How many member names `text` (valid JSON) writes: the strings followed by `:`. Jumps from string to string. */
+const namesWritten = (text: string): number => {
+  let names = 0
+  let i = text.indexOf("\"")
+  while (i !== -1) {
+    let next = stringEnd(text, i) + 1
+    while (isSpace(text.charCodeAt(next))) next++
+    if (text.charCodeAt(next) === COLON) names++
+    i = text.indexOf("\"", next)
+  }
+  return names
+}
+
+/** How many members the objects of `value` (a parsed JSON value) hold, all depths together; no recursion. */
+const membersHeld = (value: unknown): number => {
+  let members = 0
+  const pending: Array<unknown> = [value]
+  while (pending.length > 0) {
+    const next = pending.pop()
+    if (typeof next !== "object" || next === null) continue
+    if (Array.isArray(next)) {
+      for (const element of next) pending.push(element)
+    } else {
+      const object = next as Record<string, unknown>
+      for (const name in object) {
+        members++
+        pending.push(object[name])
+      }
+    }
+  }
+  return members
+}
+
+/**
+ * Whether no object of `text` repeats a name, told by counting when `value` is what `JSON.parse` made of it: the
+ * parsed objects hold one member per distinct name, so they hold as many as the text writes exactly when no object
+ * repeats one. Two or three times cheaper than `findPath`, which then only runs to say where a repeat is.
+ */
+export const repeatsNone = (text: string, value: unknown): boolean => namesWritten(text) === membersHeld(value)
 
 /**
  * The path of the first repeated member name in `text`, which must be valid JSON: member names and array indices from
@@ -102,11 +145,11 @@ export const findPath = (text: string): Array<string | number> | undefined => {
 }
 
 /**
- * The first repeated member name of `text`, which must be valid JSON; `undefined` when every object's names differ, or
- * when `text` is not an object (a body that is no object is refused as such, whatever it holds).
+ * The first repeated member name of `text`, which must be valid JSON (`value` is what `JSON.parse` made of it);
+ * `undefined` when every object's names differ, or when `text` is not an object (a body that is no object is refused as such, whatever it holds).
  */
-export const find = (text: string): Repeated | undefined => {
-  if (text.trimStart().charCodeAt(0) !== OPEN_BRACE) return undefined
+export const find = (text: string, value: unknown): Repeated | undefined => {
+  if (text.trimStart().charCodeAt(0) !== OPEN_BRACE || repeatsNone(text, value)) return undefined
   const path = findPath(text)
   if (path === undefined) return undefined
   // The top level is an object, so the first step is a name, and so is the last (the repeated one).

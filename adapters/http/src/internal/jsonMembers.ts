@@ -28,9 +28,12 @@ const pathOf = (name: string, rest: ReadonlyArray<string | number>): string => {
   return path
 }
 
-/** Fails when an object of `text` (valid JSON, the value at `$.name` and then `at`) repeats a member name. */
-const refuseRepeats = (text: string, name: string, at: ReadonlyArray<number> = []): void => {
-  const repeated = FixtureSource.repeatedMember(text)
+/**
+ * Fails when an object of `text` repeats a member name: `text` is valid JSON (`value` is what `JSON.parse` made of
+ * it), the value at `$.name` and then `at`.
+ */
+const refuseRepeats = (text: string, value: unknown, name: string, at: ReadonlyArray<number> = []): void => {
+  const repeated = FixtureSource.repeatedMember(text, value)
   if (repeated !== undefined) throw new RepeatedMemberError(pathOf(name, [...at, ...repeated]))
 }
 
@@ -168,7 +171,7 @@ export const readValue = (fd: number, place: MemberPlace): unknown => {
   }
   const text = utf8(readRange(fd, place.start, place.end))
   const value = parse(text, `in $.${place.name}`)
-  refuseRepeats(text, place.name)
+  refuseRepeats(text, value, place.name)
   return value
 }
 
@@ -199,7 +202,7 @@ export class ElementReader {
         return undefined
       }
       const element = parse(last, `in $.${name}[${this.count}]`)
-      refuseRepeats(last, name, [this.count])
+      refuseRepeats(last, element, name, [this.count])
       return [element]
     }
     const chunk = readRange(this.fd, this.position, Math.min(end, this.position + CHUNK_BYTES))
@@ -243,7 +246,7 @@ export class ElementReader {
       throw new JsonFileError(`invalid elements in $.${this.place.name}`)
     }
     // The group is one array: a repeat's first step is its element's index within the group.
-    const repeated = FixtureSource.repeatedMember(text)
+    const repeated = FixtureSource.repeatedMember(text, elements)
     if (repeated !== undefined) {
       const [index = 0, ...rest] = repeated
       throw new RepeatedMemberError(pathOf(this.place.name, [this.count + Number(index), ...rest]))
