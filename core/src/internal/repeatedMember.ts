@@ -4,9 +4,10 @@
  * that repeats one would lose what its writer wrote; the core refuses it instead, as it refuses a repeated query
  * parameter.
  *
- * One pass over the text, after `JSON.parse` accepted it: strings are skipped whole (a name is compared after
- * unescaping, so `"a"` and `"\u0061"` are one name), each open object keeps the names seen so far and each open array
- * counts its elements, so that the repeat is named by its whole path.
+ * After `JSON.parse` accepted the text: first a count (`repeatsNone`: the names the text writes against the members
+ * the parsed value holds), and only when they differ one pass that finds the repeat: strings are skipped whole (a name
+ * is compared after unescaping, so `"a"` and `"\u0061"` are one name), each open object keeps the names seen so far
+ * and each open array counts its elements, so that the repeat is named by its whole path.
  */
 
 /** The repeated name, and the body's top-level member holding the object that repeats it (none: the body itself). */
