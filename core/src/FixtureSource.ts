@@ -36,10 +36,12 @@ export type Document<E> =
  * from the outermost value in, the repeated name last (`[2, "note"]` for `[{}, {}, {"note": 1, "note": 2}]`), or
  * `undefined` when no object repeats a name (check a text `JSON.parse` accepted: of any other, the answer means
  * nothing). Given `parsed`, what `JSON.parse` made of `text`, a text without a repeat is told by counting its names
- * against the parsed members, two or three times faster than looking for the repeat. `JSON.parse` keeps the last value of a repeated name and drops the others
- * without a word, and loading only sees parsed values: a source that parses JSON text checks each text it parses with
- * this and fails on a repeat (`stint seed` refuses the file, naming the path), so that no part of what the file says is
- * silently lost. Top-level members are the exception: the document lists them all, and loading refuses a repeat.
+ * against the parsed members, two or three times faster than looking for the repeat.
+ *
+ * `JSON.parse` keeps the last value of a repeated name and drops the others without a word, and loading only sees
+ * parsed values: a source that parses JSON text checks each text it parses with this and fails on a repeat (`stint
+ * seed` refuses the file, naming the path), so that no part of what the file says is silently lost. Top-level members
+ * are the exception: the document lists them all, and loading refuses a repeat.
  *
  * @since 0.1.0
  */

@@ -147,7 +147,8 @@ export const findPath = (text: string): Array<string | number> | undefined => {
 
 /**
  * The first repeated member name of `text`, which must be valid JSON (`value` is what `JSON.parse` made of it);
- * `undefined` when every object's names differ, or when `text` is not an object (a body that is no object is refused as such, whatever it holds).
+ * `undefined` when every object's names differ, or when `text` is not an object (a body that is no object is refused
+ * as such, whatever it holds).
  */
 export const find = (text: string, value: unknown): Repeated | undefined => {
   if (text.trimStart().charCodeAt(0) !== OPEN_BRACE || repeatsNone(text, value)) return undefined

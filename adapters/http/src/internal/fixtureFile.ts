@@ -11,7 +11,14 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { closeSync, fstatSync, openSync } from "node:fs"
 import { CliError } from "./cliFailure.js"
-import { ElementReader, indexMembers, JsonFileError, type MemberPlace, readValue, RepeatedMemberError } from "./jsonMembers.js"
+import {
+  ElementReader,
+  indexMembers,
+  JsonFileError,
+  type MemberPlace,
+  readValue,
+  RepeatedMemberError
+} from "./jsonMembers.js"
 
 const failure = (path: string) => (error: unknown): CliError =>
   error instanceof RepeatedMemberError
