@@ -174,6 +174,18 @@ describe("FixtureSource.repeatedMember", () => {
     }
   })
 
+  it("counts own members only, so a property added to Object.prototype hides no repeat", () => {
+    const prototype = Object.prototype as Record<string, unknown>
+    prototype["added"] = 1
+    try {
+      const text = `[{"a":1,"a":2},{"b":{"c":3}}]`
+      expect(FixtureSource.repeatedMember(text, JSON.parse(text))).toEqual([0, "a"])
+      expect(Request.parseJson(`{"note":"x","note":"y"}`)).toEqual(Request.repeatedMember("note"))
+    } finally {
+      delete prototype["added"]
+    }
+  })
+
   it("answers at once, neither throwing nor looping, for a text that is not JSON", () =>
     fc.assert(fc.property(fc.string({ unit: fc.constantFrom(..."{}[],:\"\\au ") }), (text) => {
       const found = FixtureSource.repeatedMember(text)

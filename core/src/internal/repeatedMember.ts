@@ -83,11 +83,12 @@ const membersHeld = (value: unknown): number => {
     if (Array.isArray(next)) {
       for (const element of next) pending.push(element)
     } else {
+      // Own names only: `for … in` would also count what anything added to `Object.prototype`, one more member per
+      // object, and so accept a text that repeats one.
       const object = next as Record<string, unknown>
-      for (const name in object) {
-        members++
-        pending.push(object[name])
-      }
+      const names = Object.keys(object)
+      members += names.length
+      for (const name of names) pending.push(object[name])
     }
   }
   return members
