@@ -152,7 +152,8 @@ export const findPath = (text: string): Array<string | number> | undefined => {
  * as such, whatever it holds).
  */
 export const find = (text: string, value: unknown): Repeated | undefined => {
-  if (text.trimStart().charCodeAt(0) !== OPEN_BRACE || repeatsNone(text, value)) return undefined
+  const isObject = typeof value === "object" && value !== null && !Array.isArray(value)
+  if (!isObject || repeatsNone(text, value)) return undefined
   const path = findPath(text)
   if (path === undefined) return undefined
   // The top level is an object, so the first step is a name, and so is the last (the repeated one).

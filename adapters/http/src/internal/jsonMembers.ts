@@ -6,7 +6,21 @@
  * checked for a member name one of its objects repeats (which `JSON.parse` would quietly read as its last value).
  */
 import { FixtureSource } from "@stint/core"
-import { CHUNK_BYTES, FileWindow, inside, isSpace, readRange, scan } from "./jsonScan.js"
+import {
+  BACKSLASH,
+  CHUNK_BYTES,
+  CLOSE_BRACE,
+  COLON,
+  COMMA,
+  FileWindow,
+  inside,
+  isSpace,
+  OPEN_BRACE,
+  OPEN_BRACKET,
+  QUOTE,
+  readRange,
+  scan
+} from "./jsonScan.js"
 
 /** The largest single value (an array element, or a member that is not an array) read into memory. */
 export const MAX_VALUE_BYTES = 16 << 20
@@ -50,14 +64,6 @@ export interface MemberPlace {
 export type DocumentPlace =
   | { readonly _tag: "Object"; readonly members: ReadonlyArray<MemberPlace> }
   | { readonly _tag: "Other"; readonly value: unknown }
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const COLON = 0x3a
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
 
 const parse = (text: string, where: string): unknown => {
   try {

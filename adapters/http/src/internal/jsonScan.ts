@@ -9,13 +9,15 @@ import { readSync } from "node:fs"
 /** How much of the file is read at a time. */
 export const CHUNK_BYTES = 1 << 16
 
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const COMMA = 0x2c
-const OPEN_BRACE = 0x7b
-const CLOSE_BRACE = 0x7d
-const OPEN_BRACKET = 0x5b
-const CLOSE_BRACKET = 0x5d
+/** The structural bytes of JSON (and the ones `jsonMembers.ts` reads around them). */
+export const QUOTE = 0x22
+export const BACKSLASH = 0x5c
+export const COMMA = 0x2c
+export const COLON = 0x3a
+export const OPEN_BRACE = 0x7b
+export const CLOSE_BRACE = 0x7d
+export const OPEN_BRACKET = 0x5b
+export const CLOSE_BRACKET = 0x5d
 
 /** Where the scanner stands: nesting depth, inside a string or not, bytes still to skip after an escape. */
 export interface ScanState {
