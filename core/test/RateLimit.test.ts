@@ -65,3 +65,70 @@ describe("RateLimit", () => {
     expect(RateLimit.defaultPolicy).toEqual({ limit: 120, windowMillis: 60_000 })
   })
 })
+
+/**
+ * The packed window against the list: on any sequence of requests, times going back as well as forth (processes whose
+ * clocks disagree, a clock stepped back), and the limit changing on the way (an operator lowering it leaves windows
+ * fuller than the new limit), `decidePacked` answers as `decide` does and remembers the same times.
+ */
+describe("RateLimit.decidePacked", () => {
+  const steps = fc.record({
+    windowMillis: fc.integer({ min: 1, max: 2000 }),
+    moves: fc.array(fc.tuple(fc.integer({ min: -700, max: 600 }), fc.integer({ min: 0, max: 8 })), { maxLength: 200 })
+  })
+
+  it.prop("answers as decide does and remembers the same times, in ascending order", [steps], ([t]) => {
+    let hits: ReadonlyArray<number> = []
+    let window = RateLimit.pack([])
+    let now = 5_000_000_000_000
+    for (const [move, limit] of t.moves) {
+      now += move
+      const policy = { limit, windowMillis: t.windowMillis }
+      const listed = RateLimit.decide(hits, now, policy)
+      const packed = RateLimit.decidePacked(window, now, policy)
+      expect(packed.accepted).toBe(listed.accepted)
+      const remembered = RateLimit.unpack(packed.window)
+      expect(remembered).toEqual([...listed.hits].sort((a, b) => a - b))
+      // Unchanged means the same bytes: a store may skip the write.
+      if (!packed.changed) expect(packed.window).toEqual(window)
+      hits = listed.hits
+      window = packed.window
+    }
+  }, { fastCheck: { numRuns: 500 } })
+
+  it("stores each time as 8 big-endian bytes, and packs in ascending order", () => {
+    const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")
+    expect(hex(RateLimit.pack([1_700_000_000_000]))).toBe("0000018bcfe56800")
+    expect(hex(RateLimit.pack([2 ** 53 - 1, 0, 2 ** 32 + 5]))).toBe(
+      "0000000000000000" + "0000000100000005" + "001fffffffffffff"
+    )
+    expect(RateLimit.unpack(RateLimit.pack([2 ** 53 - 1, 7]))).toEqual([7, 2 ** 53 - 1])
+  })
+
+  it("reads a window inside larger bytes, at any offset", () => {
+    const bytes = new Uint8Array(3 + 16)
+    bytes.set(RateLimit.pack([1_000, 2_000]), 3)
+    const window = bytes.subarray(3)
+    expect(RateLimit.unpack(window)).toEqual([1_000, 2_000])
+    const decision = RateLimit.decidePacked(window, 2_500, { limit: 2, windowMillis: 1_000 })
+    expect([decision.accepted, RateLimit.unpack(decision.window)]).toEqual([true, [2_000, 2_500]])
+  })
+
+  it("a full window at a large limit: refused without a change, then accepted once a time leaves", () => {
+    const policy = { limit: 10_000, windowMillis: 60_000 }
+    const times = Array.from({ length: 10_000 }, (_, i) => 1_000_000 + i)
+    const full = RateLimit.pack(times)
+    const refused = RateLimit.decidePacked(full, 1_000_000 + 59_999, policy)
+    expect([refused.accepted, refused.changed, refused.window.length]).toEqual([false, false, full.length])
+    const later = RateLimit.decidePacked(full, 1_000_000 + 60_000, policy)
+    expect([later.accepted, later.changed]).toEqual([true, true])
+    expect(RateLimit.unpack(later.window)).toEqual([...times.slice(1), 1_060_000])
+  })
+
+  it("refuses bytes that are not a whole number of times", () => {
+    for (const length of [1, 7, 9, 15]) {
+      expect(() => RateLimit.decidePacked(new Uint8Array(length), 0, RateLimit.defaultPolicy)).toThrow(RangeError)
+      expect(() => RateLimit.unpack(new Uint8Array(length))).toThrow(RangeError)
+    }
+  })
+})

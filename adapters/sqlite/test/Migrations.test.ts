@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Store } from "@stint/core"
+import { RateLimit, Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import * as Effect from "effect/Effect"
 import { backdoor, tempFile } from "./support.js"
@@ -12,6 +12,7 @@ const TABLES = [
   "memberships",
   "projects",
   "rate_limit_windows",
+  "rate_limit_windows_packed",
   "settings",
   "stint_migrations",
   "time_entries",
@@ -35,6 +36,14 @@ const migrationsOf = (filename: string) =>
       at: string
     }>)
 
+/** Each key's rate-limit window, its bytes read back as times (`RateLimit.unpack`). */
+const packedWindowsOf = (filename: string) =>
+  backdoor(filename, (db) =>
+    (db.prepare("SELECT key_id, accepted_at FROM rate_limit_windows_packed ORDER BY key_id").all() as Array<{
+      key_id: string
+      accepted_at: Uint8Array
+    }>).map((row) => ({ key_id: row.key_id, accepted_at: RateLimit.unpack(row.accepted_at) })))
+
 /** The indexed columns of an index, with their sort order. */
 const indexColumns = (filename: string, index: string) =>
   backdoor(filename, (db) =>
@@ -53,7 +62,8 @@ describe("migrations", () => {
       expect(migrations.map(({ id, name }) => [id, name])).toEqual([
         [1, "initial"],
         [2, "memberships_by_user"],
-        [3, "rate_limit_windows"]
+        [3, "rate_limit_windows"],
+        [4, "rate_limit_windows_packed"]
       ])
 
       yield* SqliteStore.migrate({ filename })
@@ -92,17 +102,48 @@ describe("migrations", () => {
       yield* SqliteStore.migrate({ filename })
       // The file as 0002 left it: one row per accepted request.
       backdoor(filename, (db) => {
-        db.exec(`DROP TABLE rate_limit_windows;
-          DELETE FROM stint_migrations WHERE migration_id = 3;
+        db.exec(`DROP TABLE rate_limit_windows_packed;
+          DROP TABLE rate_limit_windows;
+          DELETE FROM stint_migrations WHERE migration_id >= 3;
           CREATE TABLE rate_limit_hits (key_id TEXT NOT NULL, at INTEGER NOT NULL) STRICT;
           INSERT INTO rate_limit_hits VALUES ('b', 30), ('a', 20), ('a', 10), ('b', 5);`)
       }, true)
       yield* SqliteStore.migrate({ filename })
+      // 0003 gathers them in JSON arrays, 0004 packs those.
       expect(backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows ORDER BY key_id").all())).toEqual([
         { key_id: "a", accepted_at: "[10,20]" },
         { key_id: "b", accepted_at: "[5,30]" }
       ])
+      expect(packedWindowsOf(filename)).toEqual([
+        { key_id: "a", accepted_at: [10, 20] },
+        { key_id: "b", accepted_at: [5, 30] }
+      ])
       expect(schemaOf(filename).some((row) => row.name === "rate_limit_hits")).toBe(false)
+    }))
+
+  it.effect("packs each key's window of JSON numbers into bytes, ascending, keeping every time", () =>
+    Effect.gen(function*() {
+      const filename = tempFile()
+      yield* SqliteStore.migrate({ filename })
+      // The file as 0003 left it: each window a JSON array, in the order the times were accepted.
+      const late = 1_764_000_000_123
+      backdoor(filename, (db) => {
+        db.exec(`DROP TABLE rate_limit_windows_packed;
+          DELETE FROM stint_migrations WHERE migration_id = 4;
+          INSERT INTO rate_limit_windows VALUES
+            ('a', '[${late},20,${late - 1},${2 ** 53 - 1}]'), ('b', '[5]'), ('c', '[]'), ('d', '"not a list"'),
+            ('e', 'not JSON'), ('f', '[1.5,"7",-3,9]');`)
+      }, true)
+      yield* SqliteStore.migrate({ filename })
+      // An empty window needs no row; what no version wrote (fractions, text, negatives) is left out.
+      expect(packedWindowsOf(filename)).toEqual([
+        { key_id: "a", accepted_at: [20, late - 1, late, 2 ** 53 - 1] },
+        { key_id: "b", accepted_at: [5] },
+        { key_id: "f", accepted_at: [9] }
+      ])
+      // The JSON windows stay for a server of the earlier version still running on the file.
+      const json = backdoor(filename, (db) => db.prepare("SELECT count(*) AS n FROM rate_limit_windows").get())
+      expect(json).toEqual({ n: 6 })
     }))
 
   it.effect("opens the file in WAL mode", () =>

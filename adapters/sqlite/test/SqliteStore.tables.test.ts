@@ -30,6 +30,10 @@ const entryRow = (id: string, overrides: Partial<Records.EntryRow> = {}): Record
 const rows = (filename: string, sql: string, ...params: Array<unknown>) =>
   backdoor(filename, (db) => db.prepare(sql).all(...params) as Array<Record<string, unknown>>)
 
+/** A rate-limit window as SQLite's `hex()` shows it: 16 hex digits per time, big-endian, in ascending order. */
+const packedHex = (times: ReadonlyArray<number>) =>
+  [...times].sort((a, b) => a - b).map((time) => time.toString(16).padStart(16, "0")).join("").toUpperCase()
+
 describe("SqliteStore, read through a backdoor", () => {
   it.effect("stores API keys only as their SHA-256 digest", () => {
     const filename = tempFile()
@@ -108,17 +112,17 @@ describe("SqliteStore, read through a backdoor", () => {
       yield* seed()
       for (let i = 0; i < 3; i++) yield* Operations.getActiveTimer(as(keys.owner))
       yield* Effect.flip(Operations.getActiveTimer(as(keys.owner)))
-      expect(rows(filename, "SELECT key_id, accepted_at FROM rate_limit_windows")).toEqual([
-        { key_id: uuid(0xe1), accepted_at: JSON.stringify([NOW, NOW, NOW]) }
+      expect(rows(filename, "SELECT key_id, hex(accepted_at) AS window FROM rate_limit_windows_packed")).toEqual([
+        { key_id: uuid(0xe1), window: packedHex([NOW, NOW, NOW]) }
       ])
       yield* TestClock.adjust("60 seconds")
       yield* Operations.getActiveTimer(as(keys.owner))
-      expect(rows(filename, "SELECT key_id, accepted_at FROM rate_limit_windows")).toEqual([
-        { key_id: uuid(0xe1), accepted_at: JSON.stringify([NOW + 60_000]) }
+      expect(rows(filename, "SELECT key_id, hex(accepted_at) AS window FROM rate_limit_windows_packed")).toEqual([
+        { key_id: uuid(0xe1), window: packedHex([NOW + 60_000]) }
       ])
       // A key that does not authenticate (revoked) is not counted.
       yield* Effect.flip(Operations.getActiveTimer(as(keys.revoked)))
-      expect(rows(filename, "SELECT count(*) AS n FROM rate_limit_windows")).toEqual([{ n: 1 }])
+      expect(rows(filename, "SELECT count(*) AS n FROM rate_limit_windows_packed")).toEqual([{ n: 1 }])
     }).pipe(
       Effect.provideService(Settings.Settings, { ...Settings.defaults, rateLimit: { limit: 3, windowMillis: 60_000 } }),
       Effect.provide(SqliteStore.layer({ filename }))

@@ -195,8 +195,9 @@ describe("SqliteStore through the core's operations", () => {
     return Effect.gen(function*() {
       yield* seed()
       yield* Operations.getActiveTimer(as(keys.owner))
-      const windows = () => backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows ORDER BY key_id").all())
-      backdoor(filename, (db) => db.exec(`UPDATE rate_limit_windows SET accepted_at = '"not a list"'`), true)
+      const windows = () => backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows_packed ORDER BY key_id").all())
+      // Three bytes: not a whole number of times.
+      backdoor(filename, (db) => db.exec(`UPDATE rate_limit_windows_packed SET accepted_at = X'010203'`), true)
       const before = windows()
       const failed = yield* Effect.flip(Operations.getActiveTimer(as(keys.owner)))
       expect(failed).toMatchObject({ _tag: "StoreError", message: expect.stringContaining("authenticating a key") })

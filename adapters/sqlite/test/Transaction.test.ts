@@ -110,7 +110,7 @@ describe("Store.authenticate's read along on SQLite", () => {
             : Reflect.get(target, property)
       })
       const faulty: Connection = { ...connection, prepare: (text) => history(text) ? ended : connection.prepare(text) }
-      const windows = () => backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows").all())
+      const windows = () => backdoor(filename, (db) => db.prepare("SELECT * FROM rate_limit_windows_packed").all())
       const before = windows()
       const digest = ApiKey.digestWith(Hashing.portable, keys.owner)
       const along: Store.ReadAlong = { _tag: "ActiveEntry" }

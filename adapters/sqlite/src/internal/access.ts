@@ -1,9 +1,10 @@
 /**
  * What authentication needs from SQLite, in one `BEGIN IMMEDIATE` transaction of prepared statements per request: the
  * API key by digest with its user's membership, and, when the key authenticates, the per-key sliding window (one row
- * per key holding the times of its accepted requests inside the window, decided on by the core's `RateLimit.decide`;
- * every process on the file counts in the same window), and the read along (`Store.ReadAlong`: the active entry or a
- * page of history) in the same transaction. Also the cursor secret shared through the `settings` table.
+ * per key holding the times of its accepted requests inside the window, packed in a BLOB and decided on by the core's
+ * `RateLimit.decidePacked`; every process on the file counts in the same window), and the read along
+ * (`Store.ReadAlong`: the active entry or a page of history) in the same transaction. Also the cursor secret shared
+ * through the `settings` table.
  */
 import type * as SqlClient from "@effect/sql/SqlClient"
 import * as ApiKey from "@stint/core/ApiKey"
@@ -27,26 +28,25 @@ const KEY = `SELECT k.id, k.user_id AS userId, k.workspace_id AS workspaceId, k.
   LEFT JOIN memberships m ON m.workspace_id = k.workspace_id AND m.user_id = k.user_id
   WHERE k.digest = ?`
 
-const WINDOW = `SELECT accepted_at AS acceptedAt FROM rate_limit_windows WHERE key_id = ?`
+const WINDOW = `SELECT accepted_at AS acceptedAt FROM rate_limit_windows_packed WHERE key_id = ?`
 
-const SAVE_WINDOW = `INSERT INTO rate_limit_windows (key_id, accepted_at) VALUES (?, ?)
+const SAVE_WINDOW = `INSERT INTO rate_limit_windows_packed (key_id, accepted_at) VALUES (?, ?)
   ON CONFLICT (key_id) DO UPDATE SET accepted_at = excluded.accepted_at`
 
-/** The accepted times stored in a window row: a JSON array of epoch milliseconds. */
-const acceptedTimes = (row: unknown): ReadonlyArray<number> => {
-  if (row === undefined) return []
+const EMPTY_WINDOW = new Uint8Array(0)
+
+/** The window stored in a row (`RateLimit.decidePacked`'s bytes); none yet: empty. */
+const storedWindow = (row: unknown): Uint8Array => {
+  if (row === undefined) return EMPTY_WINDOW
   const stored = (row as { readonly acceptedAt?: unknown }).acceptedAt
-  const parsed: unknown = typeof stored === "string" ? JSON.parse(stored) : undefined
-  if (!Array.isArray(parsed) || !parsed.every((at) => typeof at === "number")) {
-    throw new Error("rate_limit_windows.accepted_at: expected a JSON array of numbers")
-  }
-  return parsed as ReadonlyArray<number>
+  if (!(stored instanceof Uint8Array)) throw new Error("rate_limit_windows_packed.accepted_at: expected a BLOB")
+  return stored
 }
 
 /**
  * `Store.authenticate`'s work, synchronous, for a transaction that holds the write lock: the key and its membership;
- * when the key authenticates at `now`, its window is decided on by `RateLimit.decide` and stored back (times that left
- * the window forgotten, an accepted request remembered).
+ * when the key authenticates at `now`, its window is decided on by `RateLimit.decidePacked` and stored back when it
+ * changed (times that left the window forgotten, an accepted request remembered).
  */
 export const authenticator = (connection: Connection) => {
   const findKey = connection.prepare(KEY)
@@ -57,11 +57,8 @@ export const authenticator = (connection: Connection) => {
     if (row === undefined) return Option.none()
     const key = Records.key(row)
     if (Option.isSome(ApiKey.refusal(key, now))) return Option.some({ key, accepted: false })
-    const before = acceptedTimes(readWindow.get(key.id))
-    const decision = RateLimit.decide(before, now, policy)
-    if (decision.accepted || decision.hits.length !== before.length) {
-      saveWindow.run(key.id, JSON.stringify(decision.hits))
-    }
+    const decision = RateLimit.decidePacked(storedWindow(readWindow.get(key.id)), now, policy)
+    if (decision.changed) saveWindow.run(key.id, decision.window)
     return Option.some({ key, accepted: decision.accepted })
   }
 }

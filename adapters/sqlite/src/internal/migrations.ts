@@ -10,13 +10,15 @@ import * as Effect from "effect/Effect"
 import initial from "../migrations/0001_initial.js"
 import membershipsByUser from "../migrations/0002_memberships_by_user.js"
 import rateLimitWindows from "../migrations/0003_rate_limit_windows.js"
+import rateLimitWindowsPacked from "../migrations/0004_rate_limit_windows_packed.js"
 import { immediate, storeError } from "./database.js"
 
 /** The migrations, by `NNNN_name`. */
 export const migrations = Migrator.fromRecord({
   "0001_initial": initial,
   "0002_memberships_by_user": membershipsByUser,
-  "0003_rate_limit_windows": rateLimitWindows
+  "0003_rate_limit_windows": rateLimitWindows,
+  "0004_rate_limit_windows_packed": rateLimitWindowsPacked
 })
 
 /** The table where the Migrator records what ran. */
