@@ -194,6 +194,11 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
           if (running !== undefined) Body.breakBody(running)
           return tracker.closeWhenIdle(socket)
         }
+        // A method Node's parser does not know: answered by the routes (404, or 405 with `Allow`), then closed.
+        const unknown = error.code === "HPE_INVALID_METHOD"
+          ? NodeIo.unknownMethod((error as { readonly rawPacket?: unknown }).rawPacket)
+          : undefined
+        if (unknown !== undefined) return void runner.run(unknown, (out) => void NodeIo.writeRaw(socket, out))
         const requestId = randomUUID()
         const message = error.code === "ERR_HTTP_REQUEST_TIMEOUT"
           ? "The HTTP request did not arrive in time."

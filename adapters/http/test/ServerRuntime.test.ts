@@ -167,6 +167,39 @@ for (const store of stores) {
         expect(h.logs().some((line) => line.annotations["requestId"] === requestId)).toBe(true)
       }))
 
+    it("a method Node's parser does not know is routed from its request line: 405 with Allow, or 404", () =>
+      withServer(store)(async (h) => {
+        // HTTP's methods are any token, case-sensitive; Node's parser refuses all but its own list before the server
+        // sees the request. The route check (the first of the order) needs only the request line.
+        const cases = [
+          { line: "FOO /api/v1/clients", status: 405, code: "METHOD_NOT_ALLOWED", allow: "GET", route: "/api/v1/clients" },
+          { line: "get /api/v1/timer", status: 405, code: "METHOD_NOT_ALLOWED", allow: "GET", route: "/api/v1/timer" },
+          {
+            line: `BREW /api/v1/timers/${ids.website}/stop`,
+            status: 405,
+            code: "METHOD_NOT_ALLOWED",
+            allow: "POST",
+            route: "/api/v1/timers/:timerId/stop"
+          },
+          { line: "BREW /nope", status: 404, code: "NOT_FOUND", allow: undefined, route: null }
+        ]
+        for (const { allow, code, line, route, status } of cases) {
+          const raw = await rawExchange(h.port, `${line} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}\r\n\r\n`)
+          const [head = "", body = ""] = raw.split("\r\n\r\n")
+          expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `))
+          expect(/\r\nallow: (.+)/i.exec(head)?.[1]).toBe(allow)
+          expect(head).toMatch(/\r\nconnection: close(\r\n|$)/i)
+          const requestId = /x-request-id: (.+)/i.exec(head)?.[1]
+          expect(JSON.parse(body)).toEqual({ error: { code, message: expect.any(String), details: expect.anything() }, requestId })
+          const logged = h.logs().find((entry) => entry.annotations["requestId"] === requestId)
+          expect(logged?.annotations).toMatchObject({ method: line.split(" ")[0], route, status, keyId: null, code })
+        }
+        // A request line that is not one (a method with a character no token has) stays unparseable.
+        const raw = await rawExchange(h.port, "F(O /api/v1/clients HTTP/1.1\r\nHost: x\r\n\r\n")
+        expect(raw).toMatch(/^HTTP\/1\.1 400 /)
+        expect(raw).toContain(`"code":"INVALID_REQUEST"`)
+      }))
+
     it("garbage pipelined behind a running start gets no 400: the start is answered, then the connection closes", () =>
       withServer(store)(async (h) => {
         const body = JSON.stringify({ projectId: ids.website })

@@ -2,6 +2,7 @@
  * Node's `http` requests and responses for the pipeline: a request as `Incoming`, an `Outgoing` written, and the
  * request aborted when its client goes away before the answer.
  */
+import * as Effect from "effect/Effect"
 import * as Http from "node:http"
 import type * as Stream from "node:stream"
 import * as Body from "./body.js"
@@ -18,6 +19,41 @@ export const incoming = (request: Http.IncomingMessage, url: string, prefix?: st
   body: () => Body.fromNode(request),
   ...(prefix === undefined || prefix === "" ? {} : { prefix })
 })
+
+/** A request line: a method (an HTTP token), one space, a target of visible characters, one space, the version. */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n/
+
+/** Node's own limit on a request's head (`--max-http-header-size`'s default): a longer line is not looked for. */
+const MAX_LINE_BYTES = 16 * 1024
+
+/** The methods Node's parser reads: any other is refused by the parser before the request reaches the server. */
+const KNOWN_METHODS = new Set(Http.METHODS)
+
+/** No body: for a request answered from its request line alone. */
+const NO_BODY: Body.Source = {
+  contentType: undefined,
+  contentEncoding: undefined,
+  contentLength: undefined,
+  framed: true,
+  chunked: false,
+  collect: Effect.succeed({ _tag: "Complete", bytes: new Uint8Array(0) })
+}
+
+/**
+ * The request of a well-formed request line whose method Node's parser does not know (`FOO`, `get`, `QUERY` on an
+ * older Node), from the bytes the parser failed on (`rawPacket` of its `HPE_INVALID_METHOD` error); `undefined` when
+ * they do not start with such a line. HTTP's methods are any token, case-sensitive: such a request is well-formed
+ * HTTP, and no route serves its method, so the routes answer it from its line alone (404, or 405 with `Allow` for a
+ * known path) with no header or body read.
+ */
+export const unknownMethod = (rawPacket: unknown): Pipeline.Incoming | undefined => {
+  if (!Buffer.isBuffer(rawPacket)) return undefined
+  const line = REQUEST_LINE.exec(rawPacket.toString("latin1", 0, Math.min(rawPacket.length, MAX_LINE_BYTES)))
+  const method = line?.[1]
+  const url = line?.[2]
+  if (method === undefined || url === undefined || KNOWN_METHODS.has(method)) return undefined
+  return { method, url, header: () => undefined, body: () => NO_BODY }
+}
 
 /**
  * Writes a response straight onto a connection that has no `ServerResponse` (a `CONNECT` request's socket, one whose
