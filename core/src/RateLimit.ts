@@ -105,7 +105,7 @@ const firstAbove = (window: Uint8Array, from: number, count: number, bound: numb
  */
 export interface PackedDecision {
   readonly accepted: boolean
-  /** The window to remember: `window` itself, or a part of it, when `changed` is false or nothing was added. */
+  /** The window to remember: new bytes when accepted; when refused, the bytes decided on or the part of them kept. */
   readonly window: Uint8Array
   /** Whether `window` differs from the one decided on: only then need it be stored. */
   readonly changed: boolean
@@ -116,8 +116,8 @@ export interface PackedDecision {
  * ascending order, each as 8 bytes, an unsigned big-endian integer of epoch milliseconds (`pack`). It gives the same
  * answers and remembers the same times as `decide`, in two binary searches and one copy of the bytes: a remembered
  * time costs a copy of 8 bytes, where a list of numbers costs a step of JavaScript for each (and, stored as JSON, a
- * number parsed and one written back). The result keeps the order, so it can be decided on again. Throws a
- * `RangeError` for bytes that are not a whole number of times.
+ * number parsed and one written back). The result keeps the order, so it can be decided on again. `now` is a time as
+ * `pack` takes them. Throws a `RangeError` for bytes that are not a whole number of times.
  *
  * @since 0.1.0
  */
