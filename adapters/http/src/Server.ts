@@ -181,6 +181,8 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
         runner.run(NodeIo.incoming(request, request.url ?? "/"), (out) => void NodeIo.writeRaw(socket, out))
       })
       const tracker = Shutdown.track(server)
+      /** Connections whose unparseable request the routes are answering (a method Node's parser does not know). */
+      const answering = new WeakSet<Stream.Duplex>()
       server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
         // Garbage behind a request still running on this connection: answer that request, then close. A 400 here
         // would be read as the running request's answer (and a committed start taken for a refused one). When the
@@ -194,11 +196,16 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
           if (running !== undefined) Body.breakBody(running)
           return tracker.closeWhenIdle(socket)
         }
+        // Being answered already (below): more bytes of the same request make the parser fail again.
+        if (answering.has(socket)) return
         // A method Node's parser does not know: answered by the routes (404, or 405 with `Allow`), then closed.
         const unknown = error.code === "HPE_INVALID_METHOD"
-          ? NodeIo.unknownMethod((error as { readonly rawPacket?: unknown }).rawPacket)
+          ? NodeIo.unknownMethod((error as { readonly rawPacket?: unknown }).rawPacket, socket)
           : undefined
-        if (unknown !== undefined) return void runner.run(unknown, (out) => void NodeIo.writeRaw(socket, out))
+        if (unknown !== undefined) {
+          answering.add(socket)
+          return void runner.run(unknown, (out) => void NodeIo.writeRaw(socket, out))
+        }
         const requestId = randomUUID()
         const message = error.code === "ERR_HTTP_REQUEST_TIMEOUT"
           ? "The HTTP request did not arrive in time."

@@ -129,6 +129,25 @@ export const rawExchange = (port: number, bytes: string): Promise<string> =>
     socket.on("error", reject)
   })
 
+/**
+ * `rawExchange` with the bytes written in parts, `gapMillis` apart (so that each part reaches the server as a segment
+ * of its own), answering everything received until the connection closes.
+ */
+export const rawSegments = (port: number, parts: ReadonlyArray<string>, gapMillis = 100): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const socket = Net.connect(port, "127.0.0.1", async () => {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0) await new Promise((wait) => setTimeout(wait, gapMillis))
+        if (!socket.writable) return
+        socket.write(part)
+      }
+    })
+    let received = ""
+    socket.on("data", (chunk: Buffer) => received += chunk.toString("utf8"))
+    socket.on("close", () => resolve(received))
+    socket.on("error", reject)
+  })
+
 const rawSend = (port: number, agent: Http.Agent, request: RawRequest) =>
   new Promise<{ status: number; headers: Http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
     const outgoing = Http.request(

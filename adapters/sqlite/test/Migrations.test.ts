@@ -132,10 +132,10 @@ describe("migrations", () => {
           DELETE FROM stint_migrations WHERE migration_id = 4;
           INSERT INTO rate_limit_windows VALUES
             ('a', '[${late},20,${late - 1},${2 ** 53 - 1}]'), ('b', '[5]'), ('c', '[]'), ('d', '"not a list"'),
-            ('e', 'not JSON'), ('f', '[1.5,"7",-3,9]');`)
+            ('e', 'not JSON'), ('f', '[1.5,"7",-3,9]'), ('g', '{"x":7}'), ('h', '42');`)
       }, true)
       yield* SqliteStore.migrate({ filename })
-      // An empty window needs no row; what no version wrote (fractions, text, negatives) is left out.
+      // An empty window needs no row; what no version wrote (fractions, text, negatives, not an array) is left out.
       expect(packedWindowsOf(filename)).toEqual([
         { key_id: "a", accepted_at: [20, late - 1, late, 2 ** 53 - 1] },
         { key_id: "b", accepted_at: [5] },
@@ -143,7 +143,7 @@ describe("migrations", () => {
       ])
       // The JSON windows stay for a server of the earlier version still running on the file.
       const json = backdoor(filename, (db) => db.prepare("SELECT count(*) AS n FROM rate_limit_windows").get())
-      expect(json).toEqual({ n: 6 })
+      expect(json).toEqual({ n: 8 })
     }))
 
   it.effect("opens the file in WAL mode", () =>

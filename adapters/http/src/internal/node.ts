@@ -20,8 +20,11 @@ export const incoming = (request: Http.IncomingMessage, url: string, prefix?: st
   ...(prefix === undefined || prefix === "" ? {} : { prefix })
 })
 
-/** A request line: a method (an HTTP token), one space, a target of visible characters, one space, the version. */
-const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n/
+/**
+ * A request line: a method (an HTTP token, at most 64 characters here: it goes into the log line), one space, a target
+ * of visible characters, one space, the version.
+ */
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]{1,64}) ([\x21-\x7e]+) HTTP\/1\.[01]\r?\n/
 
 /** Node's own limit on a request's head (`--max-http-header-size`'s default): a longer line is not looked for. */
 const MAX_LINE_BYTES = 16 * 1024
@@ -41,13 +44,21 @@ const NO_BODY: Body.Source = {
 
 /**
  * The request of a well-formed request line whose method Node's parser does not know (`FOO`, `get`, `QUERY` on an
- * older Node), from the bytes the parser failed on (`rawPacket` of its `HPE_INVALID_METHOD` error); `undefined` when
- * they do not start with such a line. HTTP's methods are any token, case-sensitive: such a request is well-formed
- * HTTP, and no route serves its method, so the routes answer it from its line alone (404, or 405 with `Allow` for a
- * known path) with no header or body read.
+ * older Node), from the parser's `HPE_INVALID_METHOD` error on `socket`; `undefined` unless the bytes it failed on
+ * (`rawPacket`: the whole chunk of data it was parsing) are the first the connection received and start with such a
+ * line. HTTP's methods are any token, case-sensitive: such a request is well-formed HTTP, and no route serves its
+ * method, so the routes answer it from its line alone (404, or 405 with `Allow` for a known path) with no header or
+ * body read.
+ *
+ * Only the connection's first data: there the request starts at the chunk's first byte. Later on the chunk may start
+ * inside another request (the end of a body Node is discarding, a method split across two segments), and nothing
+ * tells where the failing request starts, so such a request keeps the 400 of one Node cannot parse, as does a first
+ * segment that ends before the line does.
  */
-export const unknownMethod = (rawPacket: unknown): Pipeline.Incoming | undefined => {
-  if (!Buffer.isBuffer(rawPacket)) return undefined
+export const unknownMethod = (rawPacket: unknown, socket: Stream.Duplex): Pipeline.Incoming | undefined => {
+  if (!Buffer.isBuffer(rawPacket) || (socket as { readonly bytesRead?: unknown }).bytesRead !== rawPacket.length) {
+    return undefined
+  }
   const line = REQUEST_LINE.exec(rawPacket.toString("latin1", 0, Math.min(rawPacket.length, MAX_LINE_BYTES)))
   const method = line?.[1]
   const url = line?.[2]

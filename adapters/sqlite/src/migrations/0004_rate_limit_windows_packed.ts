@@ -3,8 +3,9 @@
  * requests still inside the window as a BLOB, in ascending order, 8 bytes each, an unsigned big-endian integer of epoch
  * milliseconds (the core's `RateLimit.decidePacked`). A request then reads and writes its window without parsing or
  * writing a number per remembered time, as the JSON arrays of `rate_limit_windows` (migration 0003) took. The
- * remembered times move over, so the windows stay exact across the upgrade; anything in a row that is not a whole
- * number (which no version of Stint wrote) is left out.
+ * remembered times move over, so the windows stay exact across the upgrade; anything in a row but an array's
+ * non-negative integers (which is all any version of Stint wrote) is left out. The conversion needs SQLite 3.44 or
+ * later (`unhex`, `ORDER BY` inside `group_concat`), which better-sqlite3 bundles.
  *
  * `rate_limit_windows` stays as it is: a server of an earlier version still running on the file (every `stint` command
  * applies pending migrations, so one may run on a file a server is serving) goes on counting there until it restarts,
@@ -32,7 +33,7 @@ const migration: Effect.Effect<void, unknown, SqlClient.SqlClient> = Effect.flat
       ) STRICT`),
       sql.unsafe(`INSERT INTO rate_limit_windows_packed (key_id, accepted_at)
         SELECT w.key_id, unhex(group_concat(printf('%016x', t.value), '' ORDER BY t.value))
-        FROM rate_limit_windows w, json_each(CASE WHEN json_valid(w.accepted_at) THEN w.accepted_at END) t
+        FROM rate_limit_windows w, json_each(CASE WHEN json_valid(w.accepted_at) AND json_type(w.accepted_at) = 'array' THEN w.accepted_at END) t
         WHERE t.type = 'integer' AND t.value >= 0
         GROUP BY w.key_id`)
     ], { discard: true })
