@@ -4,8 +4,8 @@
  * in it, so that the report can show that every request was traced and none was dropped.
  *
  * It runs in a process of its own, as a collector would: in the load driver's process, each batch it read (hundreds
- * of KB of JSON, once a second or so) held up the driver's next requests, and only in the traced server's rounds, so
- * that the comparison charged the receiver's work to the traced server.
+ * of KB of JSON, once a second or so) could hold up the driver's next requests, and only in the traced server's rounds,
+ * charging the receiver's work to the traced server (not measured: the separate process removes the question).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { createInterface } from "node:readline"

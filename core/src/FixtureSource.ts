@@ -46,7 +46,7 @@ export type Document<E> =
  * @since 0.1.0
  */
 export const repeatedMember = (text: string, parsed?: unknown): ReadonlyArray<string | number> | undefined =>
-  parsed !== undefined && RepeatedMember.repeatsNone(text, parsed) ? undefined : RepeatedMember.findPath(text)
+  RepeatedMember.repeatedPath(text, parsed)
 
 /**
  * A fixture source: opening it reads as little as it must to list the top-level members. `E` is the source's own

@@ -120,14 +120,7 @@ const capturingConsole = (lines: Array<string>): Console.Console => {
  * Writes `bytes` as they are on a connection of its own (an HTTP client would merge or refuse what some tests send)
  * and answers everything received until the connection closes.
  */
-export const rawExchange = (port: number, bytes: string): Promise<string> =>
-  new Promise((resolve, reject) => {
-    const socket = Net.connect(port, "127.0.0.1", () => socket.write(bytes))
-    let received = ""
-    socket.on("data", (chunk: Buffer) => received += chunk.toString("utf8"))
-    socket.on("close", () => resolve(received))
-    socket.on("error", reject)
-  })
+export const rawExchange = (port: number, bytes: string): Promise<string> => rawSegments(port, [bytes])
 
 /**
  * `rawExchange` with the bytes written in parts, `gapMillis` apart (so that each part reaches the server as a segment

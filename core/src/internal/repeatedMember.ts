@@ -147,14 +147,19 @@ export const findPath = (text: string): Array<string | number> | undefined => {
 }
 
 /**
+ * `findPath`, told first by counting (`repeatsNone`) when `parsed`, what `JSON.parse` made of `text`, is given.
+ */
+export const repeatedPath = (text: string, parsed?: unknown): Array<string | number> | undefined =>
+  parsed !== undefined && repeatsNone(text, parsed) ? undefined : findPath(text)
+
+/**
  * The first repeated member name of `text`, which must be valid JSON (`value` is what `JSON.parse` made of it);
  * `undefined` when every object's names differ, or when `text` is not an object (a body that is no object is refused
  * as such, whatever it holds).
  */
 export const find = (text: string, value: unknown): Repeated | undefined => {
   const isObject = typeof value === "object" && value !== null && !Array.isArray(value)
-  if (!isObject || repeatsNone(text, value)) return undefined
-  const path = findPath(text)
+  const path = isObject ? repeatedPath(text, value) : undefined
   if (path === undefined) return undefined
   // The top level is an object, so the first step is a name, and so is the last (the repeated one).
   return { member: String(path[path.length - 1]), inside: path.length === 1 ? undefined : String(path[0]) }
