@@ -23,7 +23,7 @@
  *
  * Not part of `npm test`.
  */
-import { Fixture, Operations, Request, Settings, Store } from "@stint/core"
+import { FiberRoots, Fixture, Operations, Request, Settings, Store } from "@stint/core"
 import { NodeHashing } from "@stint/http"
 import { SqliteStore } from "@stint/sqlite"
 import { MemoryStore } from "@stint/core"
@@ -168,6 +168,8 @@ export const run = async (options = {}) => {
     const unknown = options.operations.filter((name) => !(name in operations("")))
     if (unknown.length > 0) throw new Error(`unknown operations: ${unknown.join(", ")}`)
   }
+  // Every operation is a root fiber, as in a server: kept in a list, as `@stint/http` does (see FiberRoots).
+  FiberRoots.install()
   const perCall = await wrapperCost()
   const dir = mkdtempSync(join(tmpdir(), "stint-core-bench-"))
   const rows = []

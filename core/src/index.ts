@@ -17,6 +17,8 @@ export * as ApiKey from "./ApiKey.js"
 export * as Cursor from "./Cursor.js"
 /** One tagged error per spec error code, plus storage and admin errors. @since 0.1.0 */
 export * as Errors from "./Errors.js"
+/** Effect's root fibers in a linked list: no finished request kept for V8's old generation. @since 0.1.0 */
+export * as FiberRoots from "./FiberRoots.js"
 /** The fixture file: schema, rules, defaults, all-or-nothing loading. @since 0.1.0 */
 export * as Fixture from "./Fixture.js"
 /** Where a fixture is read from, a member at a time (streamed files, values in memory). @since 0.1.0 */

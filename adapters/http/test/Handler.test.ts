@@ -3,7 +3,7 @@
  * id values, bodies) on one database, the mount prefix (below it the spec's paths; outside it `next()` or the spec's
  * 404), and `dispose()` under load (every request in flight answered, later ones refused, then the store released).
  */
-import { Store } from "@stint/core"
+import { FiberRoots, Store } from "@stint/core"
 import { Handler, OpenApiDocument } from "@stint/http"
 import { SqliteStore } from "@stint/sqlite"
 import * as Effect from "effect/Effect"
@@ -165,6 +165,8 @@ describe("the handlers answer as stint serve does", () => {
     expect(lines.length).toBe(2 * (cases("").length + 1))
     expect(lines.every((line) => line.message === "request")).toBe(true)
     expect(served.lines.filter((line) => line.startsWith("{")).length).toBeGreaterThan(0)
+    // The runner keeps effect's root fibers (a request's fiber is one) in a list, not in effect's `Set`.
+    expect(FiberRoots.installed()).toBe(true)
   })
 })
 

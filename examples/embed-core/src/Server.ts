@@ -4,7 +4,7 @@
  *
  * @since 0.1.0
  */
-import { type Errors, Operations, Request, type Store } from "@stint/core"
+import { type Errors, FiberRoots, Operations, Request, type Store } from "@stint/core"
 import * as Cause from "effect/Cause"
 import type * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -144,6 +144,9 @@ export const start = async (options: {
   readonly port?: number | undefined
   readonly host?: string | undefined
 }): Promise<Embedded> => {
+  // Each request below runs as a root fiber: keep them in a list, not in effect's `Set`, which holds finished ones
+  // into V8's old generation (see FiberRoots).
+  FiberRoots.install()
   const runtime = ManagedRuntime.make(options.store)
   await runtime.runtime() // open the store now: a bad database fails here, not on the first request
 

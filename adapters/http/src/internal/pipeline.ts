@@ -3,7 +3,7 @@
  * out, run as one fiber on a runtime built once. `stint serve`, the embedders' handlers and `Server.app` differ only
  * in how they read requests and write responses.
  */
-import { Authentication, type Store } from "@stint/core"
+import { Authentication, FiberRoots, type Store } from "@stint/core"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -187,12 +187,15 @@ export interface Runner {
 /**
  * A runner over `runtime`: one fiber per request, its log line through `log` (only at the runtime's minimum log level
  * or above, as `Effect.log` would), never failing. A request whose fiber is interrupted (its client went away) gets
- * no response and an info line `request aborted by the client`.
+ * no response and an info line `request aborted by the client`. Effect's root fibers are kept in a list from then on
+ * (`FiberRoots.install`): a request's fiber is a root, and effect's own `Set` of them would keep finished requests
+ * alive into V8's old generation.
  */
 export const runner = (
   runtime: Runtime.Runtime<Store.Store>,
   options: { readonly log: LogWriter.LineWriter; readonly observer?: Observer.Observer | undefined }
 ): Runner => {
+  FiberRoots.install()
   const fork = Runtime.runFork(runtime)
   const minimum = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
   const logs = (level: LogLevel.LogLevel) => LogLevel.greaterThanEqual(level, minimum)
