@@ -3,16 +3,17 @@
  * per request (`Runtime.runFork`, `Effect.runPromise`, `ManagedRuntime.runPromise` from a request callback).
  *
  * Effect adds every root fiber to one process-wide `Set` (what `Fiber.roots` lists) and deletes it when the fiber
- * ends. That `Set` lives as long as the process, so its hash table soon sits in V8's old generation, and so does each
- * table that replaces it when it is rehashed, which an entry added and deleted per request causes every few dozen
- * requests. A table left behind keeps pointing, until the next full collection, at the fibers that were running when
- * it was replaced: each of them, with its stack, its `FiberRefs` and its result, survives every scavenge meanwhile and
- * is promoted. Nearly every request's fiber then ends up in the old generation, which fills and is collected about
- * once a second under load, with pauses of several milliseconds that land in the slowest requests. Measured:
+ * ends. That `Set` lives as long as the process, in V8's old generation, and an entry added and deleted per request
+ * has its table rehashed every few dozen requests. What that does, measured below: the fibers it held survive the
+ * scavenges and are promoted, each with its stack, its `FiberRefs` and its result (most likely because a table left
+ * behind in the old generation keeps pointing at them until the next full collection). Nearly every request's fiber
+ * then ends up in the old generation, which fills and is collected about once a second under load, with pauses of
+ * several milliseconds that land in the slowest requests. Measured:
  * - alone (`node --expose-gc`), a `Set` promoted first, then 300,000 adds and deletes of short-lived objects of about
  *   1 KB, 32 at a time: the old generation grew by 15 to 25 MB, and by 0.1 MB for the same objects without the `Set`;
  * - `stint serve` on PostgreSQL under `GET /timer` load (`npm run bench`, 3 rounds, 32 connections): 20 full
- *   collections against 6 with the register left empty, p99 14.4 ms against 10.6 (the baseline's 11.1 and 9.5).
+ *   collections against 6 with the register left empty, p99 14.4 ms against 10.6 (the baseline's 11.1 and 9.5); with
+ *   the list below, 6 again, p99 12.9 ms against the baseline's 13.0.
  *
  * `install` replaces the register's `Set` with a doubly linked list holding the same fibers in the same order, so
  * `Fiber.roots` answers as before. A fiber leaving the list forgets its neighbours, and nothing else points at it.
