@@ -24,7 +24,10 @@
  *
  * @since 0.1.0
  */
+// Loads effect's runtime, which creates the register (an import of `GlobalValue` alone does not).
+import "effect/Runtime"
 import { globalValue } from "effect/GlobalValue"
+import { isList, List } from "./internal/rootList.js"
 
 /** What the register needs of a fiber. */
 interface Observable {
@@ -35,61 +38,6 @@ interface Observable {
 interface Register {
   roots: Iterable<Observable>
   add: (runtimeFlags: unknown, child: Observable) => void
-}
-
-interface Node<A> {
-  readonly value: A
-  previous: Node<A> | undefined
-  next: Node<A> | undefined
-}
-
-/**
- * A doubly linked list of values in insertion order. `delete` by value (a scan) serves fibers registered before
- * `install`, whose observers delete them from `roots` as from a `Set`.
- */
-class List<A> implements Iterable<A> {
-  private first: Node<A> | undefined = undefined
-  private last: Node<A> | undefined = undefined
-  size = 0
-
-  add(value: A): Node<A> {
-    const node: Node<A> = { value, previous: this.last, next: undefined }
-    if (this.last === undefined) this.first = node
-    else this.last.next = node
-    this.last = node
-    this.size++
-    return node
-  }
-
-  remove(node: Node<A>): void {
-    if (node.previous === undefined && this.first !== node) return
-    if (node.previous === undefined) this.first = node.next
-    else node.previous.next = node.next
-    if (node.next === undefined) this.last = node.previous
-    else node.next.previous = node.previous
-    node.previous = undefined
-    node.next = undefined
-    this.size--
-  }
-
-  delete(value: A): boolean {
-    for (let node = this.first; node !== undefined; node = node.next) {
-      if (node.value === value) {
-        this.remove(node)
-        return true
-      }
-    }
-    return false
-  }
-
-  *[Symbol.iterator](): Iterator<A> {
-    // The next node is read before yielding: a fiber may end (and leave) while its caller looks at it.
-    for (let node = this.first; node !== undefined;) {
-      const next: Node<A> | undefined = node.next
-      yield node.value
-      node = next
-    }
-  }
 }
 
 const REGISTER = Symbol.for("effect/FiberScope/Global")
@@ -111,7 +59,7 @@ const registered = (): unknown => {
 
 const isRegister = (value: unknown): value is Register =>
   typeof value === "object" && value !== null && "roots" in value && "add" in value &&
-  typeof value.add === "function" && (value.roots instanceof Set || value.roots instanceof List)
+  typeof value.add === "function" && (value.roots instanceof Set || isList(value.roots))
 
 /**
  * Whether effect's root fibers are kept in the list (`install` was called, and effect's register is what it knows).
@@ -120,7 +68,7 @@ const isRegister = (value: unknown): value is Register =>
  */
 export const installed = (): boolean => {
   const register = registered()
-  return isRegister(register) && register.roots instanceof List
+  return isRegister(register) && isList(register.roots)
 }
 
 /**
@@ -132,7 +80,7 @@ export const installed = (): boolean => {
 export const install = (): boolean => {
   const register = registered()
   if (!isRegister(register)) return false
-  if (register.roots instanceof List) return true
+  if (isList(register.roots)) return true
   const list = new List<Observable>()
   for (const fiber of register.roots) list.add(fiber)
   register.roots = list

@@ -11,6 +11,7 @@ import * as FastCheck from "effect/FastCheck"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberRoots from "../src/FiberRoots.js"
+import { isList, List, type Node } from "../src/internal/rootList.js"
 
 /** A root fiber that runs until `end` is called. */
 const startRoot = () => {
@@ -74,5 +75,60 @@ describe("FiberRoots", () => {
     before[2]!.end()
     await settle()
     expect(listed(before)).toEqual([])
+  })
+
+  it("keeps its values in insertion order through any adds, removes (some twice) and deletes by value", () => {
+    FastCheck.assert(
+      FastCheck.property(
+        FastCheck.array(
+          FastCheck.oneof(
+            FastCheck.constant({ op: "add" as const, at: 0 }),
+            FastCheck.record({ op: FastCheck.constant("remove" as const), at: FastCheck.nat({ max: 40 }) }),
+            FastCheck.record({ op: FastCheck.constant("delete" as const), at: FastCheck.nat({ max: 40 }) })
+          ),
+          { maxLength: 200 }
+        ),
+        (steps) => {
+          const list = new List<object>()
+          const model: Array<object> = []
+          const nodes: Array<Node<object>> = []
+          for (const { op, at } of steps) {
+            if (op === "add") {
+              const value = {}
+              nodes.push(list.add(value))
+              model.push(value)
+            } else {
+              // Any node ever added: one already out is removed (or deleted) again.
+              const node = nodes[at % Math.max(1, nodes.length)]
+              if (node === undefined) continue
+              const index = model.indexOf(node.value)
+              if (op === "remove") list.remove(node)
+              else expect(list.delete(node.value)).toBe(index >= 0)
+              if (index >= 0) model.splice(index, 1)
+            }
+            expect([...list]).toEqual(model)
+            expect(list.size).toBe(model.length)
+          }
+        }
+      ),
+      { numRuns: 300 }
+    )
+  })
+
+  it("lets a node that leaves forget its neighbours", () => {
+    const list = new List<string>()
+    list.add("a")
+    const b = list.add("b")
+    list.add("c")
+    list.remove(b)
+    expect([b.previous, b.next]).toEqual([undefined, undefined])
+    expect([...list]).toEqual(["a", "c"])
+  })
+
+  it("recognises a list of another copy of the module by its global brand", () => {
+    const foreign = { [Symbol.for("@stint/core/FiberRoots/List")]: true }
+    expect(isList(new List())).toBe(true)
+    expect(isList(foreign)).toBe(true)
+    expect(isList(new Set())).toBe(false)
   })
 })
