@@ -111,6 +111,12 @@ export const remote = (make: Effect.Effect<RemoteOptions, unknown, Scope.Scope>)
  * return { baseUrls, ...HttpStack.storeHooks((effect) => Effect.provideService(effect, Store.Store, store)) }
  * ```
  *
+ * A store that is only a layer (`SqliteStore.layer`, say) is built in the stack's scope first:
+ *
+ * ```ts
+ * const store = Context.get(yield* Layer.build(SqliteStore.layer({ filename })), Store.Store)
+ * ```
+ *
  * @since 0.1.0
  */
 export const storeHooks = (

@@ -123,6 +123,7 @@ const plan = (
         maxCommands: options.maxCommands ?? 40,
         seed: envNumber("STINT_CONFORMANCE_SEED", Number.isSafeInteger),
         path: process.env["STINT_CONFORMANCE_PATH"],
+        replayPath: process.env["STINT_CONFORMANCE_REPLAY_PATH"],
         timeout: 60_000 + runs * 5_000
       }))
   }

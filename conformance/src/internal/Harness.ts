@@ -7,6 +7,7 @@ import * as Exit from "effect/Exit"
 import * as Scope from "effect/Scope"
 import { afterAll, beforeAll, it } from "vitest"
 import type { MakeStack, Stack } from "../Stack.js"
+import { runOrThrow } from "./Property.js"
 
 /** A check: a name and a body run against the stack. */
 export interface Check {
@@ -35,7 +36,8 @@ export const vitestHarness = (makeStack: MakeStack): Harness => {
     check: (name, body, timeout) =>
       it(name, () => {
         if (current === undefined) throw new Error("the stack is not built yet")
-        return Effect.runPromise(body(current))
+        // The error itself, not effect's wrapper of it: vitest then shows an assertion's expected and actual values.
+        return runOrThrow(body(current))
       }, timeout)
   }
 }

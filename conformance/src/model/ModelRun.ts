@@ -8,6 +8,7 @@
 import * as Effect from "effect/Effect"
 import * as fc from "effect/FastCheck"
 import type { Harness } from "../internal/Harness.js"
+import { assertShrunk, SHRINK_MILLIS } from "../internal/Property.js"
 import type { Model } from "../Model.js"
 import * as Admin from "./AdminCommands.js"
 import * as C from "./Commands.js"
@@ -23,6 +24,8 @@ export interface RunOptions {
   readonly maxCommands: number
   readonly seed?: number | undefined
   readonly path?: string | undefined
+  /** Which commands of the replayed run to keep: fast-check's `replayPath` of a shrunk command list. */
+  readonly replayPath?: string | undefined
   /** Milliseconds the whole property may take. */
   readonly timeout: number
 }
@@ -75,25 +78,35 @@ export const register = (h: Harness, options: RunOptions): void => {
   h.check(`matches the reference model after every command (${options.runs} runs of up to ${options.maxCommands})`, (stack) =>
     Effect.promise(async () => {
       let executed = 0
-      const property = fc.asyncProperty(fc.commands([...commands], { maxCommands: options.maxCommands, size: "max" }), async (cmds) => {
+      const sequences = fc.commands([...commands], {
+        maxCommands: options.maxCommands,
+        size: "max",
+        ...(options.replayPath === undefined ? {} : { replayPath: options.replayPath })
+      })
+      const property = fc.asyncProperty(sequences, async (cmds) => {
         const { fixture, model } = ModelWorld.make(await Effect.runPromise(stack.clock.now))
         await Effect.runPromise(Effect.orDie(stack.seed(fixture)))
         await fc.asyncModelRun(() => ({ model: model as Model, real: { stack } }), cmds)
         executed += [...cmds].filter(ran).length
       })
+      const started = Date.now()
       try {
-        await fc.assert(property, {
+        await assertShrunk(property, {
           numRuns: options.runs,
           ...(options.seed === undefined ? {} : { seed: options.seed }),
-          ...(options.path === undefined ? {} : { path: options.path }),
-          endOnFailure: true
-        })
+          ...(options.path === undefined ? {} : { path: options.path })
+        }, () => Math.min(SHRINK_MILLIS, Math.max(5_000, options.timeout - (Date.now() - started) - 10_000)))
       } catch (error) {
         const text = error instanceof Error ? error.message : String(error)
         const seed = /seed: (-?\d+)/.exec(text)?.[1]
         const path = /path: "([^"]*)"/.exec(text)?.[1]
+        // A shrunk command list is replayed with its seed, its path and which of its commands shrinking kept.
+        const kept = /replayPath="([^"]*)"/.exec(text)?.[1]
+        const replay = kept === undefined ? "" : ` STINT_CONFORMANCE_REPLAY_PATH=${kept}`
         throw new Error(
-          `${text}\n\nReplay this failure with:\n  STINT_CONFORMANCE_SEED=${seed} STINT_CONFORMANCE_PATH=${path} npx vitest run <this test file>\n`
+          `${text}\n\nReplay this failure with:\n  STINT_CONFORMANCE_SEED=${seed} STINT_CONFORMANCE_PATH=${path}${replay} npx vitest run <this test file>\n`,
+          // The error the command failed with (an assertion's expected and actual values, for vitest to show).
+          { cause: error instanceof Error ? error.cause : undefined }
         )
       }
       // Figures for long runs: how much was exercised.
