@@ -1,13 +1,14 @@
 /**
  * How the kit reports a failure to an adapter author: an assertion reaches vitest as itself (its expected and actual
- * values, for the difference vitest prints), not wrapped; a model failure is shrunk, and the line it prints replays
- * the same shrunk failure.
+ * values, for the difference vitest prints), not wrapped; a property's failure is found, then replayed and shrunk (a
+ * fixed seed shows it); a model failure's printed line replays the same shrunk failure.
  */
 import { CoreStack, Suite } from "@stint/conformance"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
-import { runOrThrow } from "../src/internal/Property.js"
+import * as fc from "effect/FastCheck"
+import { assertShrunk, runOrThrow } from "../src/internal/Property.js"
 import * as Stores from "./broken/Stores.js"
 import { backdoor } from "./support/MemoryBackdoor.js"
 
@@ -37,10 +38,36 @@ describe("a failing check", () => {
   })
 })
 
+describe("a property failure", () => {
+  it("is found without shrinking, then replayed and shrunk to the smallest counterexample", async () => {
+    // Fails on any list with two numbers over 100; the smallest such list is [101, 101].
+    const property = fc.asyncProperty(fc.array(fc.integer(), { maxLength: 30 }), async (numbers) => {
+      expect(numbers.filter((n) => n > 100).length).toBeLessThan(2)
+    })
+    const error: unknown = await assertShrunk(property, { numRuns: 200, seed: 11 }).catch((thrown: unknown) => thrown)
+    expect(error).toBeInstanceOf(Error)
+    const message = (error as Error).message
+    expect(message).toMatch(/Shrunk [1-9]\d* time\(s\)/)
+    expect(counterexample(message)).toBe("[[101,101]]")
+    expect((error as Error).cause).toMatchObject({ name: "AssertionError" })
+  })
+
+  it("that does not happen again on replay is reported as first found", async () => {
+    let failures = 0
+    const property = fc.asyncProperty(fc.nat(), async () => {
+      if (failures++ === 0) throw new Error("once")
+    })
+    const error: unknown = await assertShrunk(property, { numRuns: 10, seed: 3 }).catch((thrown: unknown) => thrown)
+    expect((error as Error).message).toContain("it did not fail again when replayed")
+    expect((error as Error).cause).toMatchObject({ message: "once" })
+  })
+})
+
 describe("a model failure", () => {
-  it("is shrunk, keeps the command's assertion as its cause, and its replay line gives the same counterexample", async () => {
+  it("keeps the command's assertion as its cause, and its replay line gives the same counterexample", async () => {
     const first = await modelFailure()
-    expect(first.message).toMatch(/Shrunk [1-9]\d* time\(s\)/)
+    // Shrunk when a smaller sequence fails too (a failure found first may already be one command).
+    expect(first.message).toMatch(/Shrunk \d+ time\(s\)/)
     expect(first.cause).toMatchObject({ name: "AssertionError" })
     const replay = /STINT_CONFORMANCE_SEED=(-?\d+) STINT_CONFORMANCE_PATH=([\d:]+) STINT_CONFORMANCE_REPLAY_PATH=(\S+)/
       .exec(first.message)

@@ -198,11 +198,22 @@ for (const store of stores) {
         const raw = await rawExchange(h.port, "F(O /api/v1/clients HTTP/1.1\r\nHost: x\r\n\r\n")
         expect(raw).toMatch(/^HTTP\/1\.1 400 /)
         expect(raw).toContain(`"code":"INVALID_REQUEST"`)
-        // The line first, its headers in a later segment: the parser fails again on them, and the one answer is the 405.
+        // The line first, its headers in a later segment (after the answer): one answer, the 405.
         const split = await rawSegments(h.port, ["FOO /api/v1/clients HTTP/1.1\r\n", "Host: x\r\n\r\n"])
         expect(split.match(/HTTP\/1\.1 /g)).toHaveLength(1)
         expect(split).toMatch(/^HTTP\/1\.1 405 /)
       }))
+
+    it("an unknown method's headers arriving while its answer is pending get no 400 of their own", () =>
+      // Every answer is held back 200 ms (an observer's wrapper), so the headers arrive first and the parser fails on
+      // them again: that second failure must not answer the connection before the routes do.
+      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("200 millis"), self) } })(
+        async (h) => {
+          const split = await rawSegments(h.port, ["FOO /api/v1/clients HTTP/1.1\r\n", "Host: x\r\n\r\n"], 20)
+          expect(split.match(/HTTP\/1\.1 /g)).toHaveLength(1)
+          expect(split).toMatch(/^HTTP\/1\.1 405 /)
+        }
+      ))
 
     it("an unknown method later on a connection keeps the 400: the bytes Node failed on may not be its line", () =>
       withServer(store)(async (h) => {
