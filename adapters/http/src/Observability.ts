@@ -96,23 +96,45 @@ const callerContext = (
   }
 }
 
-/** The ids of each request's span (sampled or not), by the request, for the line of a request its client abandons. */
-const requestIds = new WeakMap<Observer.Arrived, Readonly<Record<string, string>>>()
-
-const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
+/** A request span's ids, as the request's log line shows them. */
+class TraceFields {
+  readonly [name: string]: string
+  constructor(readonly traceId: string, readonly spanId: string) {}
+}
 
 /**
- * The trace and span ids of requests the sampler did not sample, by request fiber, for their log lines: nothing else
- * is made for such a request (no Effect span, no context change, no store-call spans).
+ * The ids of a request the sampler did not sample: nothing else is made for such a request (no Effect span, no context
+ * change, no store-call spans).
  */
-const unsampled = new WeakMap<object, OtelApi.SpanContext>()
+class UnsampledFields extends TraceFields {}
+
+/**
+ * Where a request's ids are kept, sampled or not, for its log line (also when its client abandons it): on the request
+ * object the pipeline hands every hook, under a symbol of this module. A `WeakMap` by request (or by fiber) costs more:
+ * an entry per request in an ephemeron table that every garbage collection must walk.
+ */
+const IDS: unique symbol = Symbol("@stint/http/Observability/ids")
+
+interface WithIds {
+  [IDS]?: TraceFields
+}
+
+const idsOf = (arrived: Observer.Arrived): TraceFields | undefined => (arrived as WithIds)[IDS]
+
+const keepIds = (arrived: Observer.Arrived, fields: TraceFields): void => {
+  ;(arrived as WithIds)[IDS] = fields
+}
+
+const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
 
 /**
  * Runs `self` inside a server span, a child of the caller's trace context when one was sent (else of the fiber's
  * current span, if any).
  *
- * Under `Tracing`'s tracer the OpenTelemetry span is started first: when the sampler does not sample it, only its ids
- * are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span (`OtelSpan.Span`)
+ * Under `Tracing`'s tracer the sampling decision comes first: for a request with no trace around it (no caller's
+ * context, no current span), the tracer's sampler is asked about new ids before any span exists
+ * (`OtelSpan.decideRoot`); otherwise the OpenTelemetry span is started and its flags say. When not sampled, only the
+ * ids are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span (`OtelSpan.Span`)
  * installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
  * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
  * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
@@ -131,22 +153,23 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     }
     const caller = callerContext(arrived)
     const parent = caller === undefined ? Option.fromNullable(fiber.currentSpan) : Option.some(caller.span)
-    const started = OtelSpan.start(
-      otel,
-      arrived.method,
-      "server",
-      caller === undefined ? OtelSpan.contextOf(parent) : caller.context
-    )
+    // A request with no trace around it (most): the sampler is asked first, and only a sampled one gets a span.
+    const decided = Option.isNone(parent) ? OtelSpan.decideRoot(otel, arrived.method, "server") : undefined
+    if (decided !== undefined && (decided.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
+      keepIds(arrived, new UnsampledFields(decided.traceId, decided.spanId))
+      return self
+    }
+    const started = decided !== undefined
+      ? OtelSpan.startDecided(otel, arrived.method, "server", decided)
+      : OtelSpan.start(otel, arrived.method, "server", caller === undefined ? OtelSpan.contextOf(parent) : caller.context)
     const ids = started.spanContext()
-    requestIds.set(arrived, { traceId: ids.traceId, spanId: ids.spanId })
     if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
       // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
       if (started.isRecording()) started.end()
-      unsampled.set(fiber, ids)
+      keepIds(arrived, new UnsampledFields(ids.traceId, ids.spanId))
       return self
     }
-    // A fiber that ran an unsampled request before this one (not the pipeline's: one fiber per request) forgets it.
-    unsampled.delete(fiber)
+    keepIds(arrived, new TraceFields(ids.traceId, ids.spanId))
     const span = new OtelSpan.Span(
       otel,
       arrived.method,
@@ -190,7 +213,7 @@ const tracedBy = <A, E, R>(
   const method = arrived.method
   const span = tracer.span(method, parent, Context.empty(), [], clock.unsafeCurrentTimeNanos(), "server", SERVER_SPAN)
   span.attribute("http.request.method", method)
-  requestIds.set(arrived, { traceId: span.traceId, spanId: span.spanId })
+  keepIds(arrived, new TraceFields(span.traceId, span.spanId))
   return Effect.onExit(
     Effect.withParentSpan(self, span),
     (exit) => Effect.sync(() => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit)))
@@ -200,10 +223,13 @@ const tracedBy = <A, E, R>(
 const noFields: Readonly<Record<string, string>> = {}
 
 /** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
-const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
+const annotate = (record: Observer.Completed, arrived: Observer.Arrived): Effect.Effect<Readonly<Record<string, string>>> => {
+  const ids = idsOf(arrived)
+  return ids instanceof UnsampledFields ? Effect.succeed(ids) : annotateSpan(record)
+}
+
+const annotateSpan = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.withFiberRuntime((fiber) => {
-    const quiet = unsampled.get(fiber)
-    if (quiet !== undefined) return Effect.succeed({ traceId: quiet.traceId, spanId: quiet.spanId })
     const span = fiber.currentSpan
     if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
     if (record.route !== null) span.attribute("http.route", record.route)
@@ -230,7 +256,7 @@ const annotate = (record: Observer.Completed): Effect.Effect<Readonly<Record<str
   })
 
 /** The trace and span ids of a request its client abandoned, for its log line. */
-const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> => requestIds.get(arrived) ?? noFields
+const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> => idsOf(arrived) ?? noFields
 
 /**
  * The hooks for what is switched on: with tracing, a server span per request named after its route
@@ -243,9 +269,9 @@ const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> =>
 export const hooks = (shape: ObserverShape): Observer.Observer => {
   const record = shape.metrics ? Metrics.recordRequest : undefined
   const completed = shape.tracing
-    ? (completed: Observer.Completed) => {
+    ? (completed: Observer.Completed, arrived: Observer.Arrived) => {
       record?.(completed)
-      return annotate(completed)
+      return annotate(completed, arrived)
     }
     : record === undefined
     ? undefined

@@ -72,22 +72,55 @@ const labelsOf = (method: string) => {
 
 type Labels = ReturnType<typeof Metrics.labels>
 
-/** Records one call's duration and, for a store failure, the failure. */
+/**
+ * Records one call's duration and, for a store failure, the failure. A call cut short by its request's interruption
+ * (the client went away) is not measured: how long it ran is not how long the call takes.
+ */
 const record = (labels: Labels, started: number, cause: Cause.Cause<unknown> | undefined): number => {
   const elapsed = performance.now() - started
+  if (cause !== undefined && Cause.isInterruptedOnly(cause)) return elapsed
   Metrics.storeCallDuration.unsafeUpdate(elapsed / 1000, labels)
   if (cause !== undefined && isStoreFailure(cause)) Metrics.storeCallFailures.unsafeUpdate(1, labels)
   return elapsed
 }
 
+/**
+ * What to do once a call has ended, beside measuring it (the domain events): not run when the call is interrupted,
+ * as nothing it did is known then.
+ */
+interface After<A> {
+  readonly success?: ((value: A) => void) | undefined
+  readonly failure?: ((cause: Cause.Cause<unknown>) => void) | undefined
+}
+
+/**
+ * `self`, then `ended` with its failure's cause (`undefined` for a success) and `after`: a plain success/failure
+ * continuation, which does not run when the fiber is interrupted during `self`. `Effect.onExit` would also run then,
+ * at the price of an uninterruptible region around every store call.
+ */
+const settled = <A, E, R>(
+  self: Effect.Effect<A, E, R>,
+  ended: (cause: Cause.Cause<unknown> | undefined) => void,
+  after: After<A> | undefined
+): Effect.Effect<A, E, R> =>
+  Effect.matchCauseEffect(self, {
+    onFailure: (cause) => {
+      ended(cause)
+      after?.failure?.(cause)
+      return Effect.failCause(cause)
+    },
+    onSuccess: (value) => {
+      ended(undefined)
+      after?.success?.(value)
+      return Effect.succeed(value)
+    }
+  })
+
 /** A call measured in the metrics only. */
-const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>) =>
+const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>, after: After<A> | undefined) =>
   Effect.suspend(() => {
     const started = performance.now()
-    return Effect.onExit(
-      self,
-      (exit) => Effect.sync(() => record(labels, started, Exit.isFailure(exit) ? exit.cause : undefined))
-    )
+    return settled(self, (cause) => record(labels, started, cause), after)
   })
 
 /**
@@ -96,25 +129,30 @@ const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>) =>
  * at all when the request is not sampled; under another tracer an Effect span made beside the fiber's current span,
  * not installed as it. Nothing inside a store call is traced (`Tracing` drops the SQL client's spans).
  *
- * A traced call ends in a plain success/failure continuation, not an `onExit` (which costs an uninterruptible region
- * per call): when the request is interrupted during the call, that continuation never runs, and the request span
- * ends the leaf (and so records its metrics) as it ends itself.
+ * Every call ends in a plain success/failure continuation (`settled`), not an `onExit`: when the request is
+ * interrupted during the call, that continuation never runs, and the request span ends the leaf as it ends itself.
+ * `after` (the domain events, counted only with metrics) runs when the call ends, not when it is interrupted.
  */
 const observer = (options: Options) =>
-<A, E, R>(method: string, self: Effect.Effect<A, E, R>, span = options.spans): Effect.Effect<A, E, R> => {
+<A, E, R>(
+  method: string,
+  self: Effect.Effect<A, E, R>,
+  span = options.spans,
+  after?: After<A>
+): Effect.Effect<A, E, R> => {
   if (!options.metrics && !span) return self
   const labels = labelsOf(method)
-  if (!span) return measured(labels, self)
+  if (!span) return measured(labels, self, after)
   const name = `Store.${method}`
   return Effect.withFiberRuntime((fiber) => {
     const parent = fiber.currentSpan
-    const untraced = () => options.metrics ? measured(labels, self) : self
+    const untraced = () => options.metrics ? measured(labels, self, after) : self
     if (!(parent instanceof OtelSpan.Span)) {
       // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
       // sampled installs no span at all (`Observability`), and its store calls (in its fiber or any it forks) must
       // not start traces of their own.
       if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return untraced()
-      return effectSpan(name, method, self, options.metrics ? labels : undefined)
+      return effectSpan(name, method, self, options.metrics ? labels : undefined, after)
     }
     if (!parent.sampled) return untraced()
     const started = performance.now()
@@ -125,16 +163,7 @@ const observer = (options: Options) =>
       attributesOf(method),
       options.metrics ? (cause) => record(labels, started, cause) : undefined
     )
-    return Effect.matchCauseEffect(self, {
-      onFailure: (cause) => {
-        leaf.end(spanCause(cause))
-        return Effect.failCause(cause)
-      },
-      onSuccess: (value) => {
-        leaf.end(undefined)
-        return Effect.succeed(value)
-      }
-    })
+    return settled(self, (cause) => leaf.end(cause === undefined ? undefined : spanCause(cause)), after)
   })
 }
 
@@ -153,11 +182,13 @@ const effectSpan = <A, E, R>(
   name: string,
   method: string,
   self: Effect.Effect<A, E, R>,
-  labels: Labels | undefined
+  labels: Labels | undefined,
+  after: After<A> | undefined
 ): Effect.Effect<A, E, R> =>
   Effect.flatMap(Effect.makeSpan(name, spanOptions(method)), (made) => {
     const started = performance.now()
-    return Effect.onExit(self, (exit) =>
+    const observed = after === undefined ? self : settled(self, () => {}, after)
+    return Effect.onExit(observed, (exit) =>
       Effect.sync(() => {
         const elapsed = labels === undefined
           ? performance.now() - started
@@ -195,18 +226,24 @@ export const make = (store: Shape, options: Options): Shape => {
     let sawRecord = false
     let wrote: Store.TimerChanges | undefined
     const observed = (tx: Store.TimerTransaction): Store.TimerTransaction => ({
+      // Measured, not traced: the transaction's span covers them.
       read: (query) =>
-        // Measured, not traced: the transaction's span covers them.
-        Effect.tap(observe("timerTransaction.read", tx.read(query), false), (snapshot) => {
-          sawRecord = query.idempotencyKey !== undefined && Option.isSome(snapshot.idempotency)
-          wrote = undefined
+        observe("timerTransaction.read", tx.read(query), false, {
+          success: (snapshot) => {
+            sawRecord = query.idempotencyKey !== undefined && Option.isSome(snapshot.idempotency)
+            wrote = undefined
+          }
         }),
-      write: (changes) => Effect.tap(observe("timerTransaction.write", tx.write(changes), false), () => {
-        wrote = changes
-      })
+      write: (changes) =>
+        observe("timerTransaction.write", tx.write(changes), false, {
+          success: () => {
+            wrote = changes
+          }
+        })
     })
-    const count = (exit: Exit.Exit<unknown, unknown>) => {
-      if (Exit.isSuccess(exit)) {
+    /** The transaction's events, once it has committed (or failed with a conflict). */
+    const counted = {
+      success: () => {
         if (wrote !== undefined) {
           if (wrote.insert !== undefined) Metrics.timerStarts.unsafeUpdate(1, [])
           if (wrote.finish !== undefined) {
@@ -215,17 +252,22 @@ export const make = (store: Shape, options: Options): Shape => {
         } else if (sawRecord) {
           Metrics.idempotentReplays.unsafeUpdate(1, [])
         }
-      } else if (failureTag(exit.cause) === "IdempotencyConflict") {
-        Metrics.idempotencyConflicts.unsafeUpdate(1, [])
+      },
+      failure: (cause: Cause.Cause<unknown>) => {
+        if (failureTag(cause) === "IdempotencyConflict") Metrics.idempotencyConflicts.unsafeUpdate(1, [])
       }
     }
-    return { observed, count }
+    return { observed, counted }
   }
 
   const withTimerTransaction: Shape["withTimerTransaction"] = (scope, body) => {
     const timer = timerObservation()
-    const observed = observe("withTimerTransaction", store.withTimerTransaction(scope, (tx) => body(timer.observed(tx))))
-    return options.metrics ? Effect.onExit(observed, (exit) => Effect.sync(() => timer.count(exit))) : observed
+    return observe(
+      "withTimerTransaction",
+      store.withTimerTransaction(scope, (tx) => body(timer.observed(tx))),
+      options.spans,
+      options.metrics ? timer.counted : undefined
+    )
   }
 
   /** Refused by the rate limit: a key that authenticates at `now` whose request was not accepted. */
@@ -238,30 +280,44 @@ export const make = (store: Shape, options: Options): Shape => {
     : (authentication, expected, body) => {
       const timer = timerObservation()
       let refused = false
-      const observed = observe(
+      const countRefusal = () => {
+        if (refused) Metrics.rateLimitRejections.unsafeUpdate(1, [])
+      }
+      return observe(
         "authenticateInTimerTransaction",
         combined(authentication, expected, (found, tx) => {
           refused = rateLimited(found, authentication.now)
           return body(found, timer.observed(tx))
-        })
+        }),
+        options.spans,
+        options.metrics
+          ? {
+            success: () => {
+              countRefusal()
+              timer.counted.success()
+            },
+            failure: (cause) => {
+              countRefusal()
+              timer.counted.failure(cause)
+            }
+          }
+          : undefined
       )
-      return options.metrics
-        ? Effect.onExit(observed, (exit) =>
-          Effect.sync(() => {
-            if (refused) Metrics.rateLimitRejections.unsafeUpdate(1, [])
-            timer.count(exit)
-          }))
-        : observed
     }
 
-  const authenticate: Shape["authenticate"] = (digest, now, policy, along) => {
-    const observed = observe("authenticate", store.authenticate(digest, now, policy, along))
-    return options.metrics
-      ? Effect.tap(observed, (found) => {
-        if (rateLimited(found, now)) Metrics.rateLimitRejections.unsafeUpdate(1, [])
-      })
-      : observed
-  }
+  const authenticate: Shape["authenticate"] = (digest, now, policy, along) =>
+    observe(
+      "authenticate",
+      store.authenticate(digest, now, policy, along),
+      options.spans,
+      options.metrics
+        ? {
+          success: (found) => {
+            if (rateLimited(found, now)) Metrics.rateLimitRejections.unsafeUpdate(1, [])
+          }
+        }
+        : undefined
+    )
 
   const admin = store.admin
   return {

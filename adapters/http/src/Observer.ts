@@ -51,9 +51,10 @@ export interface Observer {
   readonly request?: <A, E, R>(arrived: Arrived, self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
    * Called once per answered request, inside `request`'s wrapper, when outcome, route, status, code, duration and key
-   * id are known. Answers fields to add to the request's log line (`traceId`, say), or none. Its failures are ignored.
+   * id are known, with the request `request` was given. Answers fields to add to the request's log line (`traceId`,
+   * say), or none. Its failures are ignored.
    */
-  readonly completed?: (record: Completed) => Effect.Effect<Readonly<Record<string, string>>>
+  readonly completed?: (record: Completed, arrived: Arrived) => Effect.Effect<Readonly<Record<string, string>>>
   /**
    * Called instead of `completed` for a request its client abandoned (its handling was interrupted), with the request
    * `request` was given: fields to add to the line that logs it (`traceId`, say), or none. Must not throw.

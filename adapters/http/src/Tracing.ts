@@ -90,7 +90,8 @@ const runStep: EffectTracer.Tracer["context"] = Effect.runSync(Effect.tracer).co
  * Stint calls none (spans find their parents through Effect), so the hook would only cost.
  */
 const effectTracer = (
-  processors: ReadonlyArray<SpanProcessor>
+  processors: ReadonlyArray<SpanProcessor>,
+  ids: OtelSpan.RequestIds
 ): Layer.Layer<never, never, OtelTracer.OtelTracer> =>
   Layer.unwrapEffect(
     Effect.map(OtelTracer.OtelTracer, (otel) =>
@@ -103,7 +104,8 @@ const effectTracer = (
           context: runStep
         }),
         otel,
-        processors
+        processors,
+        ids
       )))
   )
 
@@ -120,9 +122,12 @@ const isList = (
  */
 export const layer = (
   processors: SpanProcessor | NonEmptyReadonlyArray<SpanProcessor>
-): Layer.Layer<OtelTracer.OtelTracer> =>
-  effectTracer(isList(processors) ? processors : [processors]).pipe(
+): Layer.Layer<OtelTracer.OtelTracer> => {
+  // The SDK draws span ids from this generator, so that a request's sampling decision can be made before its span.
+  const ids = new OtelSpan.RequestIds()
+  return effectTracer(isList(processors) ? processors : [processors], ids).pipe(
     Layer.provideMerge(OtelTracer.layerTracer),
-    Layer.provide(NodeSdk.layerTracerProvider(processors)),
+    Layer.provide(NodeSdk.layerTracerProvider(processors, { idGenerator: ids })),
     Layer.provide(StintResource.layer)
   )
+}

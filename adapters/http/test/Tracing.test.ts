@@ -3,10 +3,17 @@
  * with status, error code, request id and key id, never the key), the store calls as its children, the caller's
  * `traceparent` honoured, a 5xx marked as an error, and the trace id on the request's log line. Off by default.
  */
-import { SpanKind, SpanStatusCode } from "@opentelemetry/api"
-import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import * as OtelTracer from "@effect/opentelemetry/Tracer"
+import { ROOT_CONTEXT, SamplingDecision, SpanKind, SpanStatusCode, TraceFlags } from "@opentelemetry/api"
+import {
+  InMemorySpanExporter,
+  type ReadableSpan,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler
+} from "@opentelemetry/sdk-trace-base"
 import { Errors, Store } from "@stint/core"
-import { Metrics, Observability } from "@stint/http"
+import { Metrics, Observability, Tracing } from "@stint/http"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
@@ -14,6 +21,7 @@ import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
 import * as Http from "node:http"
 import { beforeEach, describe, expect, it } from "vitest"
+import * as OtelSpan from "../src/internal/otelSpan.js"
 import { ids, keys } from "./ServerFixture.js"
 import { type Options, stores, withServer } from "./ServerHarness.js"
 
@@ -48,6 +56,37 @@ const childrenOf = (parent: ReadableSpan): ReadonlyArray<ReadableSpan> =>
 const only = <A>(items: ReadonlyArray<A>): A => {
   expect(items).toHaveLength(1)
   return items[0] as A
+}
+
+/** A store whose `findActiveEntry` never answers, and a promise that resolves once a request is inside that call. */
+const hangingFindActiveEntry = (): { readonly hanging: NonNullable<Options["store"]>; readonly inCall: Promise<void> } => {
+  let entered = (): void => {}
+  const inCall = new Promise<void>((resolve) => {
+    entered = resolve
+  })
+  const hanging: NonNullable<Options["store"]> = (layer) =>
+    Layer.effect(
+      Store.Store,
+      Effect.map(Store.Store, (store) => ({
+        ...store,
+        findActiveEntry: () => Effect.zipRight(Effect.sync(() => entered()), Effect.never)
+      }))
+    ).pipe(Layer.provide(layer))
+  return { hanging, inCall }
+}
+
+/** Sends `GET /api/v1/timer` and goes away once the request is inside the hanging call. */
+const abandonTimerRequest = async (port: number, inCall: Promise<void>): Promise<void> => {
+  const request = Http.request({
+    host: "127.0.0.1",
+    port,
+    path: "/api/v1/timer",
+    headers: { authorization: `Bearer ${keys.member}` }
+  })
+  request.on("error", () => {})
+  request.end()
+  await inCall
+  request.destroy()
 }
 
 describe("request spans", () => {
@@ -237,31 +276,43 @@ describe("request spans", () => {
       }
     }))
 
+  describe("a store call cut short by its client going away is not measured (how long it ran is not how long it takes)", () => {
+    const durations = (method: string) =>
+      Number(
+        Effect.runSync(Metric.value(Metric.taggedWithLabels(Metrics.storeCallDuration, Metrics.labels(["method", method]))))
+          .count
+      )
+    const abandoned = (tracing: boolean) => {
+      const { hanging, inCall } = hangingFindActiveEntry()
+      const observability: Observability.Options = {
+        metrics: { port: 0 },
+        ...(tracing ? { spanProcessors: [new SimpleSpanProcessor(exporter)] } : {})
+      }
+      return withServer(memory, {
+        services: Observability.layer(observability),
+        observer: Observability.hooks(Observability.shapeOf(observability)),
+        store: (layer) => Observability.storeLayer(observability).pipe(Layer.provide(hanging(layer)))
+      })(async (server) => {
+        const before = { authenticate: durations("authenticate"), findActiveEntry: durations("findActiveEntry") }
+        await abandonTimerRequest(server.port, inCall)
+        for (let waited = 0; waited < 5_000; waited += 10) {
+          if (server.logs().some((line) => line.message === "request aborted by the client")) break
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
+        expect(server.logs().some((line) => line.message === "request aborted by the client")).toBe(true)
+        expect(durations("authenticate") - before.authenticate).toBe(1)
+        expect(durations("findActiveEntry") - before.findActiveEntry).toBe(0)
+      })
+    }
+    it("with metrics alone", () => abandoned(false))
+    it("with metrics and traces (the call's span ends as interrupted)", () => abandoned(true))
+  })
+
   it("a request its client abandons ends its span, and the span of the store call it was in, as interrupted", () => {
-    let entered = (): void => {}
-    const inCall = new Promise<void>((resolve) => {
-      entered = resolve
-    })
-    const hanging: Options["store"] = (layer) =>
-      Layer.effect(
-        Store.Store,
-        Effect.map(Store.Store, (store) => ({
-          ...store,
-          findActiveEntry: () => Effect.zipRight(Effect.sync(() => entered()), Effect.never)
-        }))
-      ).pipe(Layer.provide(layer))
+    const { hanging, inCall } = hangingFindActiveEntry()
     return withServer(memory, traced({ store: hanging }))(async (server) => {
       exporter.reset()
-      const request = Http.request({
-        host: "127.0.0.1",
-        port: server.port,
-        path: "/api/v1/timer",
-        headers: { authorization: `Bearer ${keys.member}` }
-      })
-      request.on("error", () => {})
-      request.end()
-      await inCall
-      request.destroy()
+      await abandonTimerRequest(server.port, inCall)
       for (let waited = 0; serverSpans().length === 0 && waited < 5_000; waited += 10) {
         await new Promise((resolve) => setTimeout(resolve, 10))
       }
@@ -307,6 +358,68 @@ describe("request spans", () => {
           const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
           expect(line?.annotations["traceId"]).toMatch(/^[0-9a-f]{32}$/)
         })
+      ))
+
+    it("traceidratio 0.5: a request is sampled exactly when the sampler samples the trace id its log line shows", () =>
+      withEnv({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" })(() =>
+        withServer(memory, traced())(async (server) => {
+          exporter.reset()
+          const replies = []
+          for (let i = 0; i < 60; i++) replies.push(await server.api("GET", "/api/v1/timer", { key: keys.member }))
+          const ratio = new TraceIdRatioBasedSampler(0.5)
+          const spans = new Map(serverSpans().map((span) => [span.spanContext().traceId, span]))
+          let sampled = 0
+          for (const reply of replies) {
+            expect(reply.status).toBe(200)
+            const fields = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)?.annotations
+            const traceId = String(fields?.["traceId"])
+            expect(traceId).toMatch(/^[0-9a-f]{32}$/)
+            expect(String(fields?.["spanId"])).toMatch(/^[0-9a-f]{16}$/)
+            const decision = ratio.shouldSample(ROOT_CONTEXT, traceId).decision
+            const span = spans.get(traceId)
+            // Decided once, on the ids the line shows: the SDK's span (when sampled) has exactly those ids.
+            expect(span !== undefined).toBe(decision === SamplingDecision.RECORD_AND_SAMPLED)
+            if (span !== undefined) {
+              sampled++
+              expect(span.spanContext().spanId).toBe(fields?.["spanId"])
+              expect(span.attributes["stint.request_id"]).toBe(reply.requestId)
+            }
+          }
+          expect(spans.size).toBe(sampled)
+          // 60 fair coins: both kinds (all one kind has a chance of 2^-59).
+          expect(sampled).toBeGreaterThan(0)
+          expect(sampled).toBeLessThan(60)
+        })
+      ))
+
+    it("the sampler is asked before any span is made, and a sampled span gets the ids it was decided on", () =>
+      withEnv({ OTEL_TRACES_SAMPLER: "traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" })(() =>
+        Effect.runPromise(
+          Effect.scoped(Effect.map(Layer.build(Tracing.layer(new SimpleSpanProcessor(exporter))), (context) => {
+            const otel = Context.get(context, OtelTracer.OtelTracer)
+            expect(OtelSpan.decidesRoots(otel)).toBe(true)
+            const ratio = new TraceIdRatioBasedSampler(0.5)
+            let sampled = 0
+            for (let i = 0; i < 40; i++) {
+              const decided = OtelSpan.decideRoot(otel, "GET", "server")
+              if (decided === undefined) throw new Error("no decision")
+              const yes = ratio.shouldSample(ROOT_CONTEXT, decided.traceId).decision ===
+                SamplingDecision.RECORD_AND_SAMPLED
+              expect(decided.traceFlags).toBe(yes ? TraceFlags.SAMPLED : TraceFlags.NONE)
+              if (!yes) continue
+              sampled++
+              const span = OtelSpan.startDecided(otel, "GET", "server", decided)
+              expect(span.spanContext()).toMatchObject({
+                traceId: decided.traceId,
+                spanId: decided.spanId,
+                traceFlags: TraceFlags.SAMPLED
+              })
+              span.end()
+            }
+            expect(sampled).toBeGreaterThan(0)
+            expect(exporter.getFinishedSpans().map((span) => span.spanContext().traceId)).toHaveLength(sampled)
+          }))
+        )
       ))
 
     it("parentbased_traceidratio 0: a caller's sampled trace is still followed, an unsampled one is not", () =>

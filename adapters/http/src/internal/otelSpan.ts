@@ -9,7 +9,7 @@
  * span of a `register`ed tracer (`leafSpan.ts`).
  */
 import * as OtelApi from "@opentelemetry/api"
-import type { SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { type IdGenerator, RandomIdGenerator, type Sampler, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
@@ -218,24 +218,137 @@ export class Leaf {
   }
 }
 
+/**
+ * The SDK's span ids, drawn as its own generator draws them, except for the one span whose ids were chosen before it
+ * started (`choose`): a request span whose sampler was asked first (`decideRoot`) gets the ids it was asked about.
+ * `startSpan` runs synchronously, so nothing else can take the chosen ids.
+ */
+export class RequestIds implements IdGenerator {
+  private readonly random = new RandomIdGenerator()
+  private traceId: string | undefined
+  private spanId: string | undefined
+
+  generateTraceId(): string {
+    const chosen = this.traceId
+    if (chosen === undefined) return this.random.generateTraceId()
+    this.traceId = undefined
+    return chosen
+  }
+
+  generateSpanId(): string {
+    const chosen = this.spanId
+    if (chosen === undefined) return this.random.generateSpanId()
+    this.spanId = undefined
+    return chosen
+  }
+
+  /** A new root span's ids, not yet given to any span. */
+  draw(): OtelApi.SpanContext {
+    return {
+      traceId: this.random.generateTraceId(),
+      spanId: this.random.generateSpanId(),
+      traceFlags: OtelApi.TraceFlags.NONE
+    }
+  }
+
+  /** Runs `start` (which starts one SDK span) with `ids` as the ids the SDK draws. */
+  startWith(ids: OtelApi.SpanContext, start: () => OtelApi.Span): OtelApi.Span {
+    this.traceId = ids.traceId
+    this.spanId = ids.spanId
+    try {
+      return start()
+    } finally {
+      this.traceId = undefined
+      this.spanId = undefined
+    }
+  }
+}
+
+/** What decides a root span before the SDK is asked to start it: the tracer's sampler, and the SDK's id generator. */
+interface RootDecision {
+  readonly sampler: Sampler
+  readonly ids: RequestIds
+}
+
 /** The OpenTelemetry tracer under each Effect tracer made by `Tracing` (see `register`). */
 const registered = new WeakMap<EffectTracer.Tracer, OtelApi.Tracer>()
 
 /** The processors behind each OpenTelemetry tracer `register`ed: leaves go to them directly (`LeafSpan`). */
 const processorsOf = new WeakMap<OtelApi.Tracer, ReadonlyArray<SpanProcessor>>()
 
+/** The sampler and id generator of each OpenTelemetry tracer `register`ed with its `RequestIds` (see `decideRoot`). */
+const rootsOf = new WeakMap<OtelApi.Tracer, RootDecision>()
+
+/**
+ * The sampler of an SDK tracer, read from the tracer itself (`_sampler`: the SDK's own field, holding the sampler its
+ * provider built from `OTEL_TRACES_SAMPLER`), and only when its id generator is `ids`; else `undefined`.
+ */
+const rootDecisionOf = (otel: OtelApi.Tracer, ids: RequestIds): RootDecision | undefined => {
+  const fields = otel as { readonly _sampler?: unknown; readonly _idGenerator?: unknown }
+  const sampler = fields._sampler
+  if (fields._idGenerator !== ids || typeof sampler !== "object" || sampler === null) return undefined
+  return typeof (sampler as Partial<Sampler>).shouldSample === "function"
+    ? { sampler: sampler as Sampler, ids }
+    : undefined
+}
+
 /**
  * Records that `effect` makes its spans (ours) on `otel`, whose provider hands every span to `processors`:
  * `otelTracerOf` finds `otel` again, and leaves under its spans are made for `processors` without the SDK's tracer.
+ * With `ids`, the id generator `otel`'s provider was given, a root span's sampling decision is made before the SDK
+ * starts it (`decideRoot`).
  */
 export const register = (
   effect: EffectTracer.Tracer,
   otel: OtelApi.Tracer,
-  processors: ReadonlyArray<SpanProcessor>
+  processors: ReadonlyArray<SpanProcessor>,
+  ids?: RequestIds
 ): EffectTracer.Tracer => {
   registered.set(effect, otel)
   processorsOf.set(otel, processors)
+  const roots = ids === undefined ? undefined : rootDecisionOf(otel, ids)
+  if (roots !== undefined) rootsOf.set(otel, roots)
   return effect
+}
+
+/** Whether `decideRoot` decides for `otel` (it found the sampler). */
+export const decidesRoots = (otel: OtelApi.Tracer): boolean => rootsOf.has(otel)
+
+const NO_ATTRIBUTES: OtelApi.Attributes = Object.freeze({})
+const NO_LINKS: Array<OtelApi.Link> = Object.freeze([]) as unknown as Array<OtelApi.Link>
+
+/**
+ * A root span's sampling decision, asked of `otel`'s sampler exactly as the SDK's `startSpan` asks it (no parent,
+ * new ids, the name and kind, no attributes or links), before any span is made: the ids, with `SAMPLED` when it is to
+ * be recorded. Start a sampled one with `startDecided`, which hands the SDK the same ids: the samplers
+ * `OTEL_TRACES_SAMPLER` names decide on the context and the trace id alone, so the SDK decides the same again. An
+ * unsampled request is then no more than its ids: no span object, no ids drawn twice. `undefined` when the sampler is
+ * not known: start it with `start`.
+ */
+export const decideRoot = (
+  otel: OtelApi.Tracer,
+  name: string,
+  kind: EffectTracer.SpanKind
+): OtelApi.SpanContext | undefined => {
+  const roots = rootsOf.get(otel)
+  if (roots === undefined) return undefined
+  const ids = roots.ids.draw()
+  const result = roots.sampler.shouldSample(OtelApi.ROOT_CONTEXT, ids.traceId, name, kinds[kind], NO_ATTRIBUTES, NO_LINKS)
+  if (result.decision === OtelApi.SamplingDecision.RECORD_AND_SAMPLED) ids.traceFlags = OtelApi.TraceFlags.SAMPLED
+  return ids
+}
+
+/** Starts the root span `decideRoot` sampled, with its ids. */
+export const startDecided = (
+  otel: OtelApi.Tracer,
+  name: string,
+  kind: EffectTracer.SpanKind,
+  ids: OtelApi.SpanContext
+): OtelApi.Span => {
+  const roots = rootsOf.get(otel)
+  return roots === undefined
+    ? start(otel, name, kind, OtelApi.ROOT_CONTEXT)
+    : roots.ids.startWith(ids, () => start(otel, name, kind, OtelApi.ROOT_CONTEXT))
 }
 
 /** The OpenTelemetry tracer under `tracer` when it is `Tracing`'s (its spans are ours), else `undefined`. */

@@ -107,10 +107,15 @@ export const handle = (
         }
       }
       const completed = observer?.completed
-      return completed === undefined
-        ? Effect.succeed(done(NO_FIELDS))
-        // A broken observer must not take the response with it.
-        : Effect.map(Effect.orElseSucceed(completed(record), () => NO_FIELDS), done)
+      if (completed === undefined) return Effect.succeed(done(NO_FIELDS))
+      const fields = completed(record, incoming)
+      // Most hooks answer at once (`Effect.succeed` is an `Exit`): nothing more to run then.
+      if (Exit.isExit(fields)) {
+        const exit = fields as Exit.Exit<Readonly<Record<string, string>>, never>
+        if (Exit.isSuccess(exit)) return Effect.succeed(done(exit.value))
+      }
+      // A broken observer must not take the response with it.
+      return Effect.map(Effect.orElseSucceed(fields, () => NO_FIELDS), done)
     }))
   return observer?.request === undefined ? answered : observer.request(incoming, answered)
 }
