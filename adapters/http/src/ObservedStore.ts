@@ -73,12 +73,12 @@ const labelsOf = (method: string) => {
 type Labels = ReturnType<typeof Metrics.labels>
 
 /**
- * Records one call's duration and, for a store failure, the failure. A call cut short by its request's interruption
- * (the client went away) is not measured: how long it ran is not how long the call takes.
+ * Records one call's duration and, for a store failure, the failure. Called when the call ends; a call cut short by
+ * its request's interruption (the client went away) never gets here, so it is not measured: how long it ran is not
+ * how long the call takes. (A call that ends with an interruption of its own, a child fiber's say, is measured.)
  */
 const record = (labels: Labels, started: number, cause: Cause.Cause<unknown> | undefined): number => {
   const elapsed = performance.now() - started
-  if (cause !== undefined && Cause.isInterruptedOnly(cause)) return elapsed
   Metrics.storeCallDuration.unsafeUpdate(elapsed / 1000, labels)
   if (cause !== undefined && isStoreFailure(cause)) Metrics.storeCallFailures.unsafeUpdate(1, labels)
   return elapsed

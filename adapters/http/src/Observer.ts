@@ -51,8 +51,8 @@ export interface Observer {
   readonly request?: <A, E, R>(arrived: Arrived, self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   /**
    * Called once per answered request, inside `request`'s wrapper, when outcome, route, status, code, duration and key
-   * id are known, with the request `request` was given. Answers fields to add to the request's log line (`traceId`,
-   * say), or none. Its failures are ignored.
+   * id are known, with the request `request` was given (the same object: a hook may keep what it needs on it).
+   * Answers fields to add to the request's log line (`traceId`, say), or none. Its failures are ignored.
    */
   readonly completed?: (record: Completed, arrived: Arrived) => Effect.Effect<Readonly<Record<string, string>>>
   /**

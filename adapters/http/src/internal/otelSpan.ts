@@ -161,8 +161,7 @@ export class Span implements EffectTracer.Span {
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
     // A leaf still open here was cut short (its fiber interrupted): it ends with the span, as interrupted.
     if (this.open !== undefined && this.open.length > 0) {
-      const cut = Cause.interrupt(FiberId.none)
-      for (const leaf of this.open.splice(0)) leaf.end(cut)
+      for (const leaf of this.open.splice(0)) leaf.cut()
     }
     end(this.otel, exit)
   }
@@ -185,9 +184,9 @@ export class Span implements EffectTracer.Span {
 /**
  * A leaf span under one of our spans (a store call): a `LeafSpan` for the tracer's processors when they are known
  * (`register`) and the parent is a recorded SDK span, else a span of the OpenTelemetry tracer; no Effect span,
- * context copy or fiber-ref update. `onEnd` runs once when it ends (the store-call metrics). The leaf is ended by
- * whoever finishes first: its own effect (success or failure), or its parent span's end (it was interrupted, so its
- * own continuation never ran). That lets the caller wrap a store call in a plain success/failure continuation instead
+ * context copy or fiber-ref update. `onEnd` runs once when its own effect ends it (the store-call metrics). The leaf
+ * is ended by whoever finishes first: its own effect (success or failure), or its parent span's end (`cut`: it was
+ * interrupted, so its own continuation never ran, and `onEnd` does not run either). That lets the caller wrap a store call in a plain success/failure continuation instead
  * of an uninterruptible `onExit`.
  */
 export class Leaf {
@@ -215,6 +214,13 @@ export class Leaf {
     this.parent.closed(this)
     this.onEnd?.(cause)
     endWith(this.otel, cause)
+  }
+
+  /** Ends the leaf as interrupted, without `onEnd`: its call was cut short by the end of its request. */
+  cut(): void {
+    if (this.ended) return
+    this.ended = true
+    endWith(this.otel, Cause.interrupt(FiberId.none))
   }
 }
 
@@ -314,9 +320,6 @@ export const register = (
 /** Whether `decideRoot` decides for `otel` (it found the sampler). */
 export const decidesRoots = (otel: OtelApi.Tracer): boolean => rootsOf.has(otel)
 
-const NO_ATTRIBUTES: OtelApi.Attributes = Object.freeze({})
-const NO_LINKS: Array<OtelApi.Link> = Object.freeze([]) as unknown as Array<OtelApi.Link>
-
 /**
  * A root span's sampling decision, asked of `otel`'s sampler exactly as the SDK's `startSpan` asks it (no parent,
  * new ids, the name and kind, no attributes or links), before any span is made: the ids, with `SAMPLED` when it is to
@@ -333,7 +336,8 @@ export const decideRoot = (
   const roots = rootsOf.get(otel)
   if (roots === undefined) return undefined
   const ids = roots.ids.draw()
-  const result = roots.sampler.shouldSample(OtelApi.ROOT_CONTEXT, ids.traceId, name, kinds[kind], NO_ATTRIBUTES, NO_LINKS)
+  // Fresh attributes and links, as the SDK passes them: a sampler may write to them.
+  const result = roots.sampler.shouldSample(OtelApi.ROOT_CONTEXT, ids.traceId, name, kinds[kind], {}, [])
   if (result.decision === OtelApi.SamplingDecision.RECORD_AND_SAMPLED) ids.traceFlags = OtelApi.TraceFlags.SAMPLED
   return ids
 }
