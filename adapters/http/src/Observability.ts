@@ -134,8 +134,8 @@ const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
  * Under `Tracing`'s tracer the sampling decision comes first: for a request with no trace around it (no caller's
  * context, no current span), the tracer's sampler is asked about new ids before any span exists
  * (`OtelSpan.decideRoot`); otherwise the OpenTelemetry span is started and its flags say. When not sampled, only the
- * ids are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span (`OtelSpan.Span`)
- * installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
+ * ids are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span
+ * (`OtelSpan.Span`) installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
  * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
  * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
  * continuation does not run when the fiber is interrupted (the client went away): the fiber's exit ends the span
@@ -161,7 +161,12 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     }
     const started = decided !== undefined
       ? OtelSpan.startDecided(otel, arrived.method, "server", decided)
-      : OtelSpan.start(otel, arrived.method, "server", caller === undefined ? OtelSpan.contextOf(parent) : caller.context)
+      : OtelSpan.start(
+        otel,
+        arrived.method,
+        "server",
+        caller === undefined ? OtelSpan.contextOf(parent) : caller.context
+      )
     const ids = started.spanContext()
     if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
       // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
@@ -223,12 +228,19 @@ const tracedBy = <A, E, R>(
 const noFields: Readonly<Record<string, string>> = {}
 
 /** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
-const annotate = (record: Observer.Completed, arrived: Observer.Arrived): Effect.Effect<Readonly<Record<string, string>>> => {
+const annotate = (
+  record: Observer.Completed,
+  arrived: Observer.Arrived
+): Effect.Effect<Readonly<Record<string, string>>> => {
   const ids = idsOf(arrived)
-  return ids instanceof UnsampledFields ? Effect.succeed(ids) : annotateSpan(record)
+  return ids instanceof UnsampledFields ? Effect.succeed(ids) : annotateSpan(record, ids)
 }
 
-const annotateSpan = (record: Observer.Completed): Effect.Effect<Readonly<Record<string, string>>> =>
+/** `annotate` for a sampled request (or one of another tracer): `ids` are its span's, as `traced` kept them. */
+const annotateSpan = (
+  record: Observer.Completed,
+  ids: TraceFields | undefined
+): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.withFiberRuntime((fiber) => {
     const span = fiber.currentSpan
     if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
@@ -238,7 +250,7 @@ const annotateSpan = (record: Observer.Completed): Effect.Effect<Readonly<Record
     if (record.keyId !== null) span.attribute("stint.key_id", record.keyId)
     if (record.code !== undefined) span.attribute("stint.error_code", record.code)
     if (record.status >= 500 && record.code !== undefined) span.attribute("error.type", record.code)
-    const fields = { traceId: span.traceId, spanId: span.spanId }
+    const fields = ids ?? new TraceFields(span.traceId, span.spanId)
     if (record.route === null) return Effect.succeed(fields)
     const name = `${record.method} ${record.route}`
     if (span instanceof OtelSpan.Span) {

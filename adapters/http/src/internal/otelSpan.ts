@@ -186,8 +186,8 @@ export class Span implements EffectTracer.Span {
  * (`register`) and the parent is a recorded SDK span, else a span of the OpenTelemetry tracer; no Effect span,
  * context copy or fiber-ref update. `onEnd` runs once when its own effect ends it (the store-call metrics). The leaf
  * is ended by whoever finishes first: its own effect (success or failure), or its parent span's end (`cut`: it was
- * interrupted, so its own continuation never ran, and `onEnd` does not run either). That lets the caller wrap a store call in a plain success/failure continuation instead
- * of an uninterruptible `onExit`.
+ * interrupted, so its own continuation never ran, and `onEnd` does not run either). That lets the caller wrap a store
+ * call in a plain success/failure continuation instead of an uninterruptible `onExit`.
  */
 export class Leaf {
   private ended = false
@@ -226,7 +226,7 @@ export class Leaf {
 
 /**
  * The SDK's span ids, drawn as its own generator draws them, except for the one span whose ids were chosen before it
- * started (`choose`): a request span whose sampler was asked first (`decideRoot`) gets the ids it was asked about.
+ * started (`startWith`): a request span whose sampler was asked first (`decideRoot`) gets the ids it was asked about.
  * `startSpan` runs synchronously, so nothing else can take the chosen ids.
  */
 export class RequestIds implements IdGenerator {
