@@ -15,7 +15,7 @@
  * `--profile-interval µs` samples more often than V8's 1,000 µs, to tell small costs apart.
  *
  * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
- * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver, `internal/OtlpSink.ts`)
+ * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver, `internal/otlpReceiver.mjs`)
  * against the same build with both off on its own copy of the data, alternating rounds, instead of against the
  * baselines; the report adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach
  * the observed server; with it, the memory run is of an observed server too. `--observability none` runs two plain
@@ -40,7 +40,7 @@ import * as EmbeddedPostgres from "../testing/EmbeddedPostgres.js"
 import * as Cpu from "./internal/Cpu.js"
 import * as Data from "./internal/Data.js"
 import * as Load from "./internal/Load.js"
-import * as OtlpSink from "./internal/OtlpSink.js"
+import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 import * as Profile from "./internal/Profile.js"
 import * as Scenarios from "./internal/Scenarios.js"
 import * as Table from "./internal/Table.js"
@@ -252,7 +252,7 @@ const main = async () => {
     for (const [store, url] of Object.entries(stintUrls)) plainUrls[store] = await copyOf(url, pgServer, suffix)
   }
 
-  const sink = observing.includes("traces") ? await OtlpSink.start() : undefined
+  const sink = observing.includes("traces") ? await OtlpReceiver.start() : undefined
   if (sink !== undefined) cleanups.push(sink.stop)
   const observed = observability
     ? { metrics: observing.includes("metrics"), otlpEndpoint: sink?.endpoint }

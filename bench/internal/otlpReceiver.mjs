@@ -1,0 +1,54 @@
+/**
+ * A local OTLP/HTTP receiver for the benchmarks that trace (`npm run bench -- --observability`, `bench/observing.mjs`):
+ * the traced server exports its spans here, as it would to a collector. It reads every batch whole (what a collector
+ * must do before answering) and counts the spans in it, one per `"spanId"` member of its OTLP/JSON body
+ * (`parentSpanId` is another name), so that a report can show that every sampled request was traced and none dropped.
+ *
+ * It runs in a process of its own, as a collector would: in the load driver's process, each batch it read (hundreds
+ * of KB of JSON, once a second or so) could hold up the driver's next requests, and only in the traced server's rounds,
+ * charging the receiver's work to the traced server (not measured: the separate process removes the question).
+ *
+ * `start()` runs this file as that process (`node otlpReceiver.mjs`: listens, prints its port, stops on SIGTERM).
+ */
+import { spawn } from "node:child_process"
+import * as Http from "node:http"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+
+const self = fileURLToPath(import.meta.url)
+
+/** Starts the receiver process; answers its endpoint, its span count so far, and how to stop it. */
+export const start = async () => {
+  const child = spawn(process.execPath, [self], { stdio: ["ignore", "pipe", "inherit"] })
+  const exited = new Promise((resolve) => child.once("exit", () => resolve()))
+  const port = await new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout }).once("line", (line) => resolve(Number(line)))
+    child.once("exit", (code) => reject(new Error(`the OTLP receiver exited (${code}) before listening`)))
+  })
+  const endpoint = `http://127.0.0.1:${port}`
+  return {
+    endpoint,
+    spans: async () => Number(await (await fetch(`${endpoint}/spans`)).text()),
+    stop: async () => {
+      child.kill("SIGTERM")
+      await exited
+    }
+  }
+}
+
+const serve = () => {
+  let spans = 0
+  const server = Http.createServer((request, response) => {
+    if (request.method === "GET") return response.writeHead(200).end(String(spans))
+    const chunks = []
+    request.on("data", (chunk) => chunks.push(chunk))
+    request.on("end", () => {
+      spans += Buffer.concat(chunks).toString("utf8").split("\"spanId\"").length - 1
+      response.writeHead(200, { "content-type": "application/json" }).end("{}")
+    })
+  })
+  server.listen(0, "127.0.0.1", () => console.log(server.address().port))
+  process.on("SIGTERM", () => server.close(() => process.exit(0)))
+}
+
+if (process.argv[1] === self) serve()

@@ -1,0 +1,194 @@
+#!/usr/bin/env node
+/**
+ * What observing costs a request, without HTTP in the way. Runs one route through the request pipeline every
+ * transport shares (`adapters/http/dist/internal/pipeline.js`), on the memory store or a SQLite file, under several
+ * configurations side by side in one process: plain, metrics, traces under a sampler, both. Each configuration has
+ * its own runtime and store, wired as `stint serve` wires them; rounds rotate through them in a shifting order, so
+ * that the machine's slow and fast phases fall on all alike. Spans are exported over OTLP/HTTP to a local receiver in
+ * a process of its own (`internal/otlpReceiver.mjs`), as `stint serve` exports them. Prints CPU µs per request (this
+ * process's user + system time over a round), median and spread per configuration, and each one's excess over plain.
+ *
+ * Usage (after `npm run build`; `npm run bench:observing -- …` builds first):
+ *   node bench/observing.mjs [--rounds 10] [--requests 10000] [--concurrency 8] [--store memory|sqlite]
+ *     [--route timer|clients|entries] [--configs plain,metrics,traces-off,traces-10,both-10]
+ *
+ * Configurations: `plain`; `metrics`; `traces-off` (sampler `always_off`: every request decided unsampled);
+ * `traces-10` (`parentbased_traceidratio` 0.1); `traces-on` (`always_on`); `both-10` (metrics and `traces-10`). The
+ * first round is a warm-up (V8 compiles) and not counted. Run with `node` itself, not a TypeScript loader: a loader's
+ * rewritten imports would be measured too. Not part of `npm test`.
+ */
+import { Fixture, MemoryStore, Settings } from "@stint/core"
+import { NodeHashing, Observability, Tracing } from "@stint/http"
+import { SqliteStore } from "@stint/sqlite"
+import { Layer, Logger, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { parseArgs } from "node:util"
+import * as LogWriter from "../adapters/http/dist/internal/logWriter.js"
+import * as Pipeline from "../adapters/http/dist/internal/pipeline.js"
+import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
+
+const { values: options } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "10" },
+    requests: { type: "string", default: "10000" },
+    concurrency: { type: "string", default: "8" },
+    store: { type: "string", default: "memory" },
+    route: { type: "string", default: "timer" },
+    configs: { type: "string", default: "plain,metrics,traces-off,traces-10,both-10" }
+  }
+})
+
+const ROUTES = { timer: "/api/v1/timer", clients: "/api/v1/clients", entries: "/api/v1/time-entries?limit=20" }
+const path = ROUTES[options.route]
+if (path === undefined) throw new Error(`--route takes ${Object.keys(ROUTES).join(", ")}, not ${options.route}`)
+if (options.store !== "memory" && options.store !== "sqlite") throw new Error("--store takes memory or sqlite")
+
+const RATIO = ["parentbased_traceidratio", "0.1"]
+const CONFIGS = {
+  plain: { metrics: false },
+  metrics: { metrics: true },
+  "traces-off": { metrics: false, sampler: ["always_off"] },
+  "traces-10": { metrics: false, sampler: RATIO },
+  "traces-on": { metrics: false, sampler: ["always_on"] },
+  "both-10": { metrics: true, sampler: RATIO }
+}
+const chosen = options.configs.split(",").map((name) => {
+  const config = CONFIGS[name.trim()]
+  if (config === undefined) throw new Error(`--configs takes ${Object.keys(CONFIGS).join(", ")}, not ${name}`)
+  return { name: name.trim(), ...config }
+})
+
+const ID = (n) => `0190a6b2-de70-7000-8000-00000000000${n}`
+/** A workspace, its owner, a client with a project, and the owner's key. */
+const seeded = Effect.map(
+  Fixture.load({
+    workspaces: [{ id: ID(1), name: "Bench" }],
+    users: [{ id: ID(2), name: "Owner", email: "owner@example.com" }],
+    memberships: [{ workspaceId: ID(1), userId: ID(2), role: "owner", payRateCents: 5000 }],
+    clients: [{ id: ID(3), workspaceId: ID(1), name: "Client" }],
+    projects: [{ id: ID(4), clientId: ID(3), name: "Project" }],
+    assignments: [{ projectId: ID(4), userId: ID(2) }],
+    apiKeys: [{ userId: ID(2), workspaceId: ID(1) }]
+  }),
+  (summary) => summary.apiKeys[0].key
+)
+
+/** One configuration's runtime, wired as `stint serve` wires it (the SDK reads its sampler from the environment). */
+const prepare = async (config, endpoint, dir) => {
+  const saved = { ...process.env }
+  if (config.sampler !== undefined) {
+    process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
+    process.env["OTEL_TRACES_SAMPLER"] = config.sampler[0]
+    if (config.sampler[1] === undefined) delete process.env["OTEL_TRACES_SAMPLER_ARG"]
+    else process.env["OTEL_TRACES_SAMPLER_ARG"] = config.sampler[1]
+  }
+  const observing = {
+    metrics: config.metrics ? { port: 0 } : undefined,
+    spanProcessors: config.sampler === undefined ? [] : [Tracing.otlpProcessor()]
+  }
+  const store = options.store === "memory"
+    ? MemoryStore.layerMemory
+    : SqliteStore.layer({ filename: join(dir, `${config.name}.db`), synchronous: "NORMAL" })
+  const managed = ManagedRuntime.make(Layer.mergeAll(
+    Observability.storeLayer(observing).pipe(Layer.provideMerge(store)),
+    NodeHashing.layer,
+    // No 429s, and a window of one millisecond: the key's hits in it stay few, as under the default policy.
+    Layer.succeed(Settings.Settings, { ...Settings.defaults, rateLimit: { limit: 1e9, windowMillis: 1 } }),
+    Logger.json,
+    Observability.layer(observing)
+  ))
+  const runtime = await managed.runtime()
+  process.env = saved
+  const key = await managed.runPromise(seeded)
+  // Lines are built and queued as `stint serve` does, then dropped instead of written.
+  const runner = Pipeline.runner(runtime, {
+    log: LogWriter.make({ sink: () => {} }),
+    observer: Observability.hooks(Observability.shapeOf(observing))
+  })
+  return { config, runner, key, close: () => managed.dispose() }
+}
+
+/** Runs `count` requests, `concurrency` at a time; answers CPU µs per request. */
+const round = (prepared, count, concurrency) =>
+  new Promise((resolve, reject) => {
+    const authorization = `Bearer ${prepared.key}`
+    const incoming = {
+      method: "GET",
+      url: path,
+      header: (name) => name === "authorization" ? authorization : name === "host" ? "localhost" : undefined,
+      body: () => {
+        throw new Error("no body")
+      }
+    }
+    let started = 0
+    let answered = 0
+    const cpu = process.cpuUsage()
+    // The memory store answers synchronously: each next request is started from the event loop, as a socket's
+    // would be, not from inside the last one's completion (which would recurse).
+    const next = () => {
+      if (started === count) return
+      started++
+      prepared.runner.run(incoming, (response) => {
+        if (response.status !== 200) return reject(new Error(`${path} answered ${response.status}: ${response.body}`))
+        answered++
+        if (answered < count) return setImmediate(next)
+        const used = process.cpuUsage(cpu)
+        resolve((used.user + used.system) / count)
+      })
+    }
+    for (let i = 0; i < concurrency; i++) next()
+  })
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+const main = async (receiver, dir) => {
+  const prepared = []
+  for (const config of chosen) prepared.push(await prepare(config, receiver.endpoint, dir))
+  const rounds = Number(options.rounds)
+  const requests = Number(options.requests)
+  const concurrency = Number(options.concurrency)
+  const figures = new Map(chosen.map((config) => [config.name, []]))
+  console.log(`GET ${path} on ${options.store}: ${requests} requests a round, ${concurrency} in flight, ${rounds} rounds`)
+  for (let r = 0; r <= rounds; r++) {
+    const line = []
+    for (let i = 0; i < prepared.length; i++) {
+      const one = prepared[(i + r) % prepared.length]
+      const micros = await round(one, requests, concurrency)
+      if (r > 0) figures.get(one.config.name).push(micros)
+      line.push(`${one.config.name} ${micros.toFixed(1)}`)
+    }
+    console.log(`${r === 0 ? "warm-up" : `round ${r}`}: ${line.join(", ")}`)
+  }
+  const plain = figures.get("plain")
+  const base = plain === undefined ? undefined : median(plain)
+  console.log(`\nCPU µs per request, median [min..max] of ${rounds} rounds`)
+  for (const [name, values] of figures) {
+    const mid = median(values)
+    const over = base === undefined || name === "plain"
+      ? ""
+      : `  ${mid >= base ? "+" : ""}${(mid - base).toFixed(1)} (x${(mid / base).toFixed(2)})`
+    console.log(
+      `${name.padEnd(11)} ${mid.toFixed(1).padStart(6)} [${Math.min(...values).toFixed(1)}..${
+        Math.max(...values).toFixed(1)
+      }]${over}`
+    )
+  }
+  for (const one of prepared) await one.close()
+  console.log(`spans received: ${await receiver.spans()}`)
+}
+
+const receiver = await OtlpReceiver.start()
+const dir = mkdtempSync(join(tmpdir(), "stint-observing-"))
+try {
+  await main(receiver, dir)
+} finally {
+  await receiver.stop()
+  rmSync(dir, { recursive: true, force: true })
+}
