@@ -108,6 +108,18 @@ class TraceFields {
  */
 class UnsampledFields extends TraceFields {}
 
+/** Where a sampled request's own span is kept beside its ids (a symbol: not a field of the log line). */
+const SPAN: unique symbol = Symbol("@stint/http/Observability/span")
+
+/** The ids of a request sampled under `Tracing`'s tracer, and its span (annotated when the request completes). */
+class SampledFields extends TraceFields {
+  readonly [SPAN]: OtelSpan.Span
+  constructor(span: OtelSpan.Span) {
+    super(span.traceId, span.spanId)
+    this[SPAN] = span
+  }
+}
+
 /**
  * Where a request's ids are kept, sampled or not, for its log line (also when its client abandons it): on the request
  * object the pipeline hands every hook, under a symbol of this module. A `WeakMap` by request (or by fiber) costs more:
@@ -135,11 +147,12 @@ const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
  * context, no current span), the tracer's sampler is asked about new ids before any span exists
  * (`OtelSpan.decideRoot`); otherwise the OpenTelemetry span is started and its flags say. When not sampled, only the
  * ids are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span
- * (`OtelSpan.Span`) installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
- * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
- * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
- * continuation does not run when the fiber is interrupted (the client went away): the fiber's exit ends the span
- * then, as interrupted. Under another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading
+ * (`OtelSpan.Span`), kept on the request for `completed`, and installed as the fiber's `OtelSpan.currentRequest`
+ * (where store calls find their parent; not Effect's `ParentSpan`, which costs a context copy and a structural
+ * comparison of the whole context to set), put back when `self` ends. `Effect.locally` would do the same through an
+ * acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several times the cost of the
+ * plain success/failure continuation used here. That continuation does not run when the fiber is interrupted (the
+ * client went away): the fiber's exit ends the span then, as interrupted. Under another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading
  * span annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -174,7 +187,6 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       keepIds(arrived, new UnsampledFields(ids.traceId, ids.spanId))
       return self
     }
-    keepIds(arrived, new TraceFields(ids.traceId, ids.spanId))
     const span = new OtelSpan.Span(
       otel,
       arrived.method,
@@ -187,13 +199,13 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       started
     )
     span.attribute("http.request.method", arrived.method)
+    keepIds(arrived, new SampledFields(span))
     // Ends the span unless already ended (`Span.end` does nothing the second time).
     const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
     fiber.addObserver(end)
-    const outer = fiber.currentContext
-    const restore = FiberRef.set(FiberRef.currentContext, outer)
+    const restore = FiberRef.set(OtelSpan.currentRequest, fiber.getFiberRef(OtelSpan.currentRequest))
     return Effect.zipRight(
-      FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
+      FiberRef.set(OtelSpan.currentRequest, span),
       Effect.matchCauseEffect(self, {
         onFailure: (cause) => {
           end(Exit.failCause(cause))
@@ -227,37 +239,45 @@ const tracedBy = <A, E, R>(
 
 const noFields: Readonly<Record<string, string>> = {}
 
-/** Names the current (request) span after the route and gives it the outcome; answers its ids for the log line. */
+/** Names the request span after the route and gives it the outcome; answers its ids for the log line. */
 const annotate = (
   record: Observer.Completed,
   arrived: Observer.Arrived
 ): Effect.Effect<Readonly<Record<string, string>>> => {
   const ids = idsOf(arrived)
-  return ids instanceof UnsampledFields ? Effect.succeed(ids) : annotateSpan(record, ids)
+  if (ids instanceof UnsampledFields) return Effect.succeed(ids)
+  if (ids instanceof SampledFields) {
+    const span = ids[SPAN]
+    outcome(span, record)
+    if (record.route !== null) span.otel.updateName(`${record.method} ${record.route}`)
+    return Effect.succeed(ids)
+  }
+  return annotateCurrent(record, ids)
 }
 
-/** `annotate` for a sampled request (or one of another tracer): `ids` are its span's, as `traced` kept them. */
-const annotateSpan = (
+/** The request's outcome, as attributes of its span. */
+const outcome = (span: Tracer.Span, record: Observer.Completed): void => {
+  if (record.route !== null) span.attribute("http.route", record.route)
+  span.attribute(STATUS, record.status)
+  span.attribute("stint.request_id", record.requestId)
+  if (record.keyId !== null) span.attribute("stint.key_id", record.keyId)
+  if (record.code !== undefined) span.attribute("stint.error_code", record.code)
+  if (record.status >= 500 && record.code !== undefined) span.attribute("error.type", record.code)
+}
+
+/** `annotate` under another tracer: the fiber's current span is the request's (`tracedBy`), `ids` its ids. */
+const annotateCurrent = (
   record: Observer.Completed,
   ids: TraceFields | undefined
 ): Effect.Effect<Readonly<Record<string, string>>> =>
   Effect.withFiberRuntime((fiber) => {
     const span = fiber.currentSpan
     if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
-    if (record.route !== null) span.attribute("http.route", record.route)
-    span.attribute(STATUS, record.status)
-    span.attribute("stint.request_id", record.requestId)
-    if (record.keyId !== null) span.attribute("stint.key_id", record.keyId)
-    if (record.code !== undefined) span.attribute("stint.error_code", record.code)
-    if (record.status >= 500 && record.code !== undefined) span.attribute("error.type", record.code)
+    outcome(span, record)
     const fields = ids ?? new TraceFields(span.traceId, span.spanId)
     if (record.route === null) return Effect.succeed(fields)
     const name = `${record.method} ${record.route}`
-    if (span instanceof OtelSpan.Span) {
-      span.otel.updateName(name)
-      return Effect.succeed(fields)
-    }
-    // Another tracer's span: rename it if it is an OpenTelemetry one.
+    // Rename it if it is an OpenTelemetry one.
     return OtelTracer.currentOtelSpan.pipe(
       Effect.map((otel) => {
         otel.updateName(name)

@@ -261,6 +261,38 @@ describe("request spans", () => {
     })
   }, 20_000)
 
+  describe("where a store call finds its parent span", () => {
+    const tracing = () => Tracing.layer(new SimpleSpanProcessor(exporter))
+    const spanNamed = (name: string): ReadableSpan =>
+      only(exporter.getFinishedSpans().filter((span) => span.name === name))
+    const isChild = (child: ReadableSpan, parent: ReadableSpan) => {
+      expect(child.parentSpanContext?.spanId).toBe(parent.spanContext().spanId)
+      expect(child.spanContext().traceId).toBe(parent.spanContext().traceId)
+    }
+
+    it("a call made in a fiber the request forked is a child of the request span", () =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
+          const hooks = Observability.hooks({ metrics: false, tracing: true })
+          const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
+          // Fails if the request's span is kept where a forked fiber does not see it.
+          yield* hooks.request!(arrived, Effect.flatMap(Effect.fork(observed.ping), Fiber.join))
+          // Read before the layer closes: the provider's shutdown empties the exporter.
+          isChild(spanNamed("Store.ping"), spanNamed("GET"))
+        }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
+      ))
+
+    it("a call inside an embedder's own span (Effect.withSpan under Tracing's tracer) is a child of that span", () =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
+          yield* Effect.withSpan(observed.ping, "embedder.work")
+          isChild(spanNamed("Store.ping"), spanNamed("embedder.work"))
+        }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
+      ))
+  })
+
   it("store-call spans lie within their request span (one clock for both)", () =>
     withServer(memory, traced())(async (server) => {
       exporter.reset()
