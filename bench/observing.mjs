@@ -3,8 +3,9 @@
  * What observing costs a request, without HTTP in the way. Runs one route through the request pipeline every
  * transport shares (`adapters/http/dist/internal/pipeline.js`), on the memory store or a SQLite file, under several
  * configurations side by side in one process: plain, metrics, traces under a sampler, both. Each configuration has
- * its own runtime and store, wired as `stint serve` wires them; rounds rotate through them in a shifting order, so
- * that the machine's slow and fast phases fall on all alike. Spans are exported over OTLP/HTTP to a local receiver in
+ * its own runtime and store, wired as `stint serve` wires them; every round runs each once, in a new order, so that
+ * the machine's slow and fast phases fall on all alike and none always follows the same one; a traced round ends once
+ * its spans are exported (`forceFlush`), so that its export is its own. Spans are exported over OTLP/HTTP to a local receiver in
  * a process of its own (`internal/otlpReceiver.mjs`), as `stint serve` exports them. Prints CPU µs per request (this
  * process's user + system time over a round), median and spread per configuration, and each one's excess over plain.
  *
@@ -78,17 +79,16 @@ const seeded = Effect.map(
 
 /** One configuration's runtime, wired as `stint serve` wires it (the SDK reads its sampler from the environment). */
 const prepare = async (config, endpoint, dir) => {
-  const saved = { ...process.env }
+  const names = ["OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_TRACES_SAMPLER", "OTEL_TRACES_SAMPLER_ARG"]
+  const saved = names.map((name) => [name, process.env[name]])
   if (config.sampler !== undefined) {
     process.env["OTEL_EXPORTER_OTLP_ENDPOINT"] = endpoint
     process.env["OTEL_TRACES_SAMPLER"] = config.sampler[0]
     if (config.sampler[1] === undefined) delete process.env["OTEL_TRACES_SAMPLER_ARG"]
     else process.env["OTEL_TRACES_SAMPLER_ARG"] = config.sampler[1]
   }
-  const observing = {
-    metrics: config.metrics ? { port: 0 } : undefined,
-    spanProcessors: config.sampler === undefined ? [] : [Tracing.otlpProcessor()]
-  }
+  const processors = config.sampler === undefined ? [] : [Tracing.otlpProcessor()]
+  const observing = { metrics: config.metrics ? { port: 0 } : undefined, spanProcessors: processors }
   const store = options.store === "memory"
     ? MemoryStore.layerMemory
     : SqliteStore.layer({ filename: join(dir, `${config.name}.db`), synchronous: "NORMAL" })
@@ -101,14 +101,20 @@ const prepare = async (config, endpoint, dir) => {
     Observability.layer(observing)
   ))
   const runtime = await managed.runtime()
-  process.env = saved
+  for (const [name, value] of saved) {
+    if (value === undefined) delete process.env[name]
+    else process.env[name] = value
+  }
   const key = await managed.runPromise(seeded)
   // Lines are built and queued as `stint serve` does, then dropped instead of written.
   const runner = Pipeline.runner(runtime, {
     log: LogWriter.make({ sink: () => {} }),
     observer: Observability.hooks(Observability.shapeOf(observing))
   })
-  return { config, runner, key, close: () => managed.dispose() }
+  // A round ends once its spans are exported: a batch left in the processor would be exported in a later round, often
+  // another configuration's.
+  const flush = () => Promise.all(processors.map((processor) => processor.forceFlush()))
+  return { config, runner, key, flush, close: () => managed.dispose() }
 }
 
 /** Runs `count` requests, `concurrency` at a time; answers CPU µs per request. */
@@ -135,12 +141,34 @@ const round = (prepared, count, concurrency) =>
         if (response.status !== 200) return reject(new Error(`${path} answered ${response.status}: ${response.body}`))
         answered++
         if (answered < count) return setImmediate(next)
-        const used = process.cpuUsage(cpu)
-        resolve((used.user + used.system) / count)
+        prepared.flush().then(() => {
+          const used = process.cpuUsage(cpu)
+          resolve((used.user + used.system) / count)
+        }, reject)
       })
     }
     for (let i = 0; i < concurrency; i++) next()
   })
+
+/**
+ * Round `r`'s order: a fresh permutation each round (a fixed-seed shuffle, the same every run), so that no
+ * configuration always follows the same one and inherits its leftovers (garbage to collect, say).
+ */
+const orderOf = (items, r) => {
+  let seed = 0x9e3779b9 ^ (r * 0x85ebca6b)
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+  const order = [...items]
+  for (let i = order.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1))
+    ;[order[i], order[j]] = [order[j], order[i]]
+  }
+  return order
+}
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b)
@@ -158,8 +186,7 @@ const main = async (receiver, dir) => {
   console.log(`GET ${path} on ${options.store}: ${requests} requests a round, ${concurrency} in flight, ${rounds} rounds`)
   for (let r = 0; r <= rounds; r++) {
     const line = []
-    for (let i = 0; i < prepared.length; i++) {
-      const one = prepared[(i + r) % prepared.length]
+    for (const one of orderOf(prepared, r)) {
       const micros = await round(one, requests, concurrency)
       if (r > 0) figures.get(one.config.name).push(micros)
       line.push(`${one.config.name} ${micros.toFixed(1)}`)

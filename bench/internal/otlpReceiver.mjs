@@ -8,9 +8,11 @@
  * of KB of JSON, once a second or so) could hold up the driver's next requests, and only in the traced server's rounds,
  * charging the receiver's work to the traced server (not measured: the separate process removes the question).
  *
- * `start()` runs this file as that process (`node otlpReceiver.mjs`: listens, prints its port, stops on SIGTERM).
+ * `start()` runs this file as that process (`node otlpReceiver.mjs`: listens, prints its port, stops on SIGTERM or
+ * when its stdin closes, as it does when the process that started it ends).
  */
 import { spawn } from "node:child_process"
+import { fstatSync } from "node:fs"
 import * as Http from "node:http"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
@@ -19,7 +21,8 @@ const self = fileURLToPath(import.meta.url)
 
 /** Starts the receiver process; answers its endpoint, its span count so far, and how to stop it. */
 export const start = async () => {
-  const child = spawn(process.execPath, [self], { stdio: ["ignore", "pipe", "inherit"] })
+  // Its stdin is a pipe from this process: when this process ends, however it ends, the receiver sees it close.
+  const child = spawn(process.execPath, [self], { stdio: ["pipe", "pipe", "inherit"] })
   const exited = new Promise((resolve) => child.once("exit", () => resolve()))
   const port = await new Promise((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", (line) => resolve(Number(line)))
@@ -49,6 +52,13 @@ const serve = () => {
   })
   server.listen(0, "127.0.0.1", () => console.log(server.address().port))
   process.on("SIGTERM", () => server.close(() => process.exit(0)))
+  // Started by `start()` (stdin a pipe from the starting process, a socket pair as Node makes it): that process is
+  // gone when the pipe ends.
+  const input = fstatSync(0)
+  if (input.isFIFO() || input.isSocket()) {
+    process.stdin.on("end", () => process.exit(0))
+    process.stdin.resume()
+  }
 }
 
 if (process.argv[1] === self) serve()

@@ -108,15 +108,18 @@ class TraceFields {
  */
 class UnsampledFields extends TraceFields {}
 
-/** Where a sampled request's own span is kept beside its ids (a symbol: not a field of the log line). */
-const SPAN: unique symbol = Symbol("@stint/http/Observability/span")
-
-/** The ids of a request sampled under `Tracing`'s tracer, and its span (annotated when the request completes). */
+/**
+ * The ids of a request sampled under `Tracing`'s tracer, and its span, annotated when the request completes (kept in
+ * a private field: not a field of the log line, not copied by a spread, not shown by `util.inspect`).
+ */
 class SampledFields extends TraceFields {
-  readonly [SPAN]: OtelSpan.Span
+  readonly #span: OtelSpan.Span
   constructor(span: OtelSpan.Span) {
     super(span.traceId, span.spanId)
-    this[SPAN] = span
+    this.#span = span
+  }
+  static spanOf(fields: SampledFields): OtelSpan.Span {
+    return fields.#span
   }
 }
 
@@ -147,13 +150,14 @@ const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
  * context, no current span), the tracer's sampler is asked about new ids before any span exists
  * (`OtelSpan.decideRoot`); otherwise the OpenTelemetry span is started and its flags say. When not sampled, only the
  * ids are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span
- * (`OtelSpan.Span`), kept on the request for `completed`, and installed as the fiber's `OtelSpan.currentRequest`
- * (where store calls find their parent; not Effect's `ParentSpan`, which costs a context copy and a structural
- * comparison of the whole context to set), put back when `self` ends. `Effect.locally` would do the same through an
- * acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several times the cost of the
- * plain success/failure continuation used here. That continuation does not run when the fiber is interrupted (the
- * client went away): the fiber's exit ends the span then, as interrupted. Under another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading
- * span annotations and links no request has).
+ * (`OtelSpan.Span`), kept on the request for `completed`, and installed as the fiber's parent span by setting the
+ * fiber's context, put back when `self` ends: `Effect.withParentSpan` would do the same through an acquire/use/release
+ * region, and `Effect.onExit` through an uninterruptible one, each several times the cost of the plain
+ * success/failure continuation used here. That continuation does not run when the fiber is interrupted (the client
+ * went away): the fiber's exit ends the span then, as interrupted. It is Effect's own parent span, not a reference of
+ * ours, so that every Effect span made inside the request (an embedder's store using `Effect.withSpan`), its log
+ * events and `Effect.currentSpan` see the request. Under another tracer, the tracer makes the span (what
+ * `Effect.makeSpan` does, without reading span annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
@@ -203,9 +207,10 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     // Ends the span unless already ended (`Span.end` does nothing the second time).
     const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
     fiber.addObserver(end)
-    const restore = FiberRef.set(OtelSpan.currentRequest, fiber.getFiberRef(OtelSpan.currentRequest))
+    const outer = fiber.currentContext
+    const restore = FiberRef.set(FiberRef.currentContext, outer)
     return Effect.zipRight(
-      FiberRef.set(OtelSpan.currentRequest, span),
+      FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
       Effect.matchCauseEffect(self, {
         onFailure: (cause) => {
           end(Exit.failCause(cause))
@@ -247,7 +252,7 @@ const annotate = (
   const ids = idsOf(arrived)
   if (ids instanceof UnsampledFields) return Effect.succeed(ids)
   if (ids instanceof SampledFields) {
-    const span = ids[SPAN]
+    const span = SampledFields.spanOf(ids)
     outcome(span, record)
     if (record.route !== null) span.otel.updateName(`${record.method} ${record.route}`)
     return Effect.succeed(ids)
@@ -265,7 +270,10 @@ const outcome = (span: Tracer.Span, record: Observer.Completed): void => {
   if (record.status >= 500 && record.code !== undefined) span.attribute("error.type", record.code)
 }
 
-/** `annotate` under another tracer: the fiber's current span is the request's (`tracedBy`), `ids` its ids. */
+/**
+ * `annotate` when no span was kept on the request (another tracer's, `tracedBy`): the fiber's current span is the
+ * request's, `ids` its ids.
+ */
 const annotateCurrent = (
   record: Observer.Completed,
   ids: TraceFields | undefined
@@ -277,7 +285,11 @@ const annotateCurrent = (
     const fields = ids ?? new TraceFields(span.traceId, span.spanId)
     if (record.route === null) return Effect.succeed(fields)
     const name = `${record.method} ${record.route}`
-    // Rename it if it is an OpenTelemetry one.
+    if (span instanceof OtelSpan.Span) {
+      span.otel.updateName(name)
+      return Effect.succeed(fields)
+    }
+    // Another tracer's span: rename it if it is an OpenTelemetry one.
     return OtelTracer.currentOtelSpan.pipe(
       Effect.map((otel) => {
         otel.updateName(name)

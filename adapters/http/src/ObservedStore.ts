@@ -145,9 +145,7 @@ const observer = (options: Options) =>
   if (!span) return measured(labels, self, after)
   const name = `Store.${method}`
   return Effect.withFiberRuntime((fiber) => {
-    // The sampled request this call is made for, under `Tracing`'s tracer; else an Effect span of `Tracing`'s tracer
-    // the caller runs it in (an embedder's own `Effect.withSpan`).
-    const parent = fiber.getFiberRef(OtelSpan.currentRequest) ?? fiber.currentSpan
+    const parent = fiber.currentSpan
     const untraced = () => options.metrics ? measured(labels, self, after) : self
     if (!(parent instanceof OtelSpan.Span)) {
       // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not

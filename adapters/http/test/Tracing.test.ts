@@ -269,17 +269,36 @@ describe("request spans", () => {
       expect(child.parentSpanContext?.spanId).toBe(parent.spanContext().spanId)
       expect(child.spanContext().traceId).toBe(parent.spanContext().traceId)
     }
+    /** Runs `self` as a request under `Tracing`'s request hook (sampled: the default sampler samples every root). */
+    const asRequest = <A, E, R>(self: Effect.Effect<A, E, R>) =>
+      Observability.hooks({ metrics: false, tracing: true }).request!(
+        { method: "GET", url: "/api/v1/timer", header: () => undefined },
+        self
+      )
 
     it("a call made in a fiber the request forked is a child of the request span", () =>
       Effect.runPromise(
         Effect.gen(function*() {
           const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
-          const hooks = Observability.hooks({ metrics: false, tracing: true })
-          const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
           // Fails if the request's span is kept where a forked fiber does not see it.
-          yield* hooks.request!(arrived, Effect.flatMap(Effect.fork(observed.ping), Fiber.join))
+          yield* asRequest(Effect.flatMap(Effect.fork(observed.ping), Fiber.join))
           // Read before the layer closes: the provider's shutdown empties the exporter.
           isChild(spanNamed("Store.ping"), spanNamed("GET"))
+        }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
+      ))
+
+    it("inside a sampled request, an Effect span is the request's child, a call inside it that span's, and Effect sees the request span", () =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
+          // Fails if the request span is kept where Effect's own spans do not look (its ParentSpan).
+          const [current] = yield* asRequest(
+            Effect.all([Effect.currentSpan, Effect.withSpan(observed.ping, "embedder.work")])
+          )
+          const request = spanNamed("GET")
+          expect(current.spanId).toBe(request.spanContext().spanId)
+          isChild(spanNamed("embedder.work"), request)
+          isChild(spanNamed("Store.ping"), spanNamed("embedder.work"))
         }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
       ))
 

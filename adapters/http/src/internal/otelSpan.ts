@@ -14,7 +14,6 @@ import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
-import * as FiberRef from "effect/FiberRef"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as EffectTracer from "effect/Tracer"
@@ -181,14 +180,6 @@ export class Span implements EffectTracer.Span {
     if (at >= 0) open.splice(at, 1)
   }
 }
-
-/**
- * The sampled request span a fiber works for (and every fiber it forks), as `Observability` installs it: where a store
- * call finds its parent (`ObservedStore`). A reference of its own rather than Effect's `ParentSpan` in the fiber's
- * context: setting that means copying the whole context and comparing it structurally with the old one (hashing every
- * service in it), twice a request (set, then restored); setting this compares by reference.
- */
-export const currentRequest: FiberRef.FiberRef<Span | undefined> = FiberRef.unsafeMake<Span | undefined>(undefined)
 
 /**
  * A leaf span under one of our spans (a store call): a `LeafSpan` for the tracer's processors when they are known
