@@ -18,11 +18,13 @@
  * first round is a warm-up (V8 compiles) and not counted. Run with `node` itself, not a TypeScript loader: a loader's
  * rewritten imports would be measured too. Not part of `npm test`.
  */
-import { Fixture, MemoryStore, Settings } from "@stint/core"
+import { MemoryStore, Settings } from "@stint/core"
 import { NodeHashing, Observability, Tracing } from "@stint/http"
+import * as Demo from "@stint/http/cli/Demo"
 import { SqliteStore } from "@stint/sqlite"
 import { Layer, Logger, ManagedRuntime } from "effect"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -62,20 +64,8 @@ const chosen = options.configs.split(",").map((name) => {
   return { name: name.trim(), ...config }
 })
 
-const ID = (n) => `0190a6b2-de70-7000-8000-00000000000${n}`
-/** A workspace, its owner, a client with a project, and the owner's key. */
-const seeded = Effect.map(
-  Fixture.load({
-    workspaces: [{ id: ID(1), name: "Bench" }],
-    users: [{ id: ID(2), name: "Owner", email: "owner@example.com" }],
-    memberships: [{ workspaceId: ID(1), userId: ID(2), role: "owner", payRateCents: 5000 }],
-    clients: [{ id: ID(3), workspaceId: ID(1), name: "Client" }],
-    projects: [{ id: ID(4), clientId: ID(3), name: "Project" }],
-    assignments: [{ projectId: ID(4), userId: ID(2) }],
-    apiKeys: [{ userId: ID(2), workspaceId: ID(1) }]
-  }),
-  (summary) => summary.apiKeys[0].key
-)
+/** The demo data of `stint serve --demo` (a workspace, its owner, a client with a project): the owner's key. */
+const seeded = Effect.map(Demo.ensure, (demo) => Option.getOrThrow(demo).key)
 
 /** One configuration's runtime, wired as `stint serve` wires it (the SDK reads its sampler from the environment). */
 const prepare = async (config, endpoint, dir) => {

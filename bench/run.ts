@@ -15,9 +15,9 @@
  * `--profile-interval µs` samples more often than V8's 1,000 µs, to tell small costs apart.
  *
  * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
- * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver, `internal/otlpReceiver.mjs`)
- * against the same build with both off on its own copy of the data, alternating rounds, instead of against the
- * baselines; the report adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach
+ * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver,
+ * `internal/otlpReceiver.mjs`) against the same build with both off on its own copy of the data, alternating rounds,
+ * instead of against the baselines; the report adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach
  * the observed server; with it, the memory run is of an observed server too. `--observability none` runs two plain
  * servers that way: the noise floor of the comparison.
  *

@@ -252,12 +252,16 @@ const annotate = (
   const ids = idsOf(arrived)
   if (ids instanceof UnsampledFields) return Effect.succeed(ids)
   if (ids instanceof SampledFields) {
-    const span = SampledFields.spanOf(ids)
-    outcome(span, record)
-    if (record.route !== null) span.otel.updateName(`${record.method} ${record.route}`)
+    annotateOurs(SampledFields.spanOf(ids), record)
     return Effect.succeed(ids)
   }
   return annotateCurrent(record, ids)
+}
+
+/** The outcome on one of our spans, named after the route when one matched. */
+const annotateOurs = (span: OtelSpan.Span, record: Observer.Completed): void => {
+  outcome(span, record)
+  if (record.route !== null) span.otel.updateName(`${record.method} ${record.route}`)
 }
 
 /** The request's outcome, as attributes of its span. */
@@ -281,14 +285,14 @@ const annotateCurrent = (
   Effect.withFiberRuntime((fiber) => {
     const span = fiber.currentSpan
     if (span === undefined || span._tag !== "Span") return Effect.succeed(noFields)
-    outcome(span, record)
     const fields = ids ?? new TraceFields(span.traceId, span.spanId)
-    if (record.route === null) return Effect.succeed(fields)
-    const name = `${record.method} ${record.route}`
     if (span instanceof OtelSpan.Span) {
-      span.otel.updateName(name)
+      annotateOurs(span, record)
       return Effect.succeed(fields)
     }
+    outcome(span, record)
+    if (record.route === null) return Effect.succeed(fields)
+    const name = `${record.method} ${record.route}`
     // Another tracer's span: rename it if it is an OpenTelemetry one.
     return OtelTracer.currentOtelSpan.pipe(
       Effect.map((otel) => {

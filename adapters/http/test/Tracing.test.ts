@@ -269,6 +269,13 @@ describe("request spans", () => {
       expect(child.parentSpanContext?.spanId).toBe(parent.spanContext().spanId)
       expect(child.spanContext().traceId).toBe(parent.spanContext().traceId)
     }
+    /** Runs `test` with a store whose calls are traced, under `Tracing`'s tracer (spans read before it closes). */
+    const withObserved = <E>(test: (observed: Store.Store["Type"]) => Effect.Effect<void, E>) =>
+      Effect.runPromise(
+        Effect.flatMap(Store.Store, (store) => test(ObservedStore.make(store, { metrics: false, spans: true }))).pipe(
+          Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing()))
+        )
+      )
     /** Runs `self` as a request under `Tracing`'s request hook (sampled: the default sampler samples every root). */
     const asRequest = <A, E, R>(self: Effect.Effect<A, E, R>) =>
       Observability.hooks({ metrics: false, tracing: true }).request!(
@@ -277,20 +284,18 @@ describe("request spans", () => {
       )
 
     it("a call made in a fiber the request forked is a child of the request span", () =>
-      Effect.runPromise(
+      withObserved((observed) =>
         Effect.gen(function*() {
-          const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
           // Fails if the request's span is kept where a forked fiber does not see it.
           yield* asRequest(Effect.flatMap(Effect.fork(observed.ping), Fiber.join))
           // Read before the layer closes: the provider's shutdown empties the exporter.
           isChild(spanNamed("Store.ping"), spanNamed("GET"))
-        }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
+        })
       ))
 
     it("inside a sampled request, an Effect span is the request's child, a call inside it that span's, and Effect sees the request span", () =>
-      Effect.runPromise(
+      withObserved((observed) =>
         Effect.gen(function*() {
-          const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
           // Fails if the request span is kept where Effect's own spans do not look (its ParentSpan).
           const [current] = yield* asRequest(
             Effect.all([Effect.currentSpan, Effect.withSpan(observed.ping, "embedder.work")])
@@ -299,16 +304,15 @@ describe("request spans", () => {
           expect(current.spanId).toBe(request.spanContext().spanId)
           isChild(spanNamed("embedder.work"), request)
           isChild(spanNamed("Store.ping"), spanNamed("embedder.work"))
-        }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
+        })
       ))
 
     it("a call inside an embedder's own span (Effect.withSpan under Tracing's tracer) is a child of that span", () =>
-      Effect.runPromise(
+      withObserved((observed) =>
         Effect.gen(function*() {
-          const observed = ObservedStore.make(yield* Store.Store, { metrics: false, spans: true })
           yield* Effect.withSpan(observed.ping, "embedder.work")
           isChild(spanNamed("Store.ping"), spanNamed("embedder.work"))
-        }).pipe(Effect.provide(Layer.merge(MemoryStore.layerMemory, tracing())))
+        })
       ))
   })
 
