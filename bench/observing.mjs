@@ -11,15 +11,18 @@
  *
  * Usage (after `npm run build`; `npm run bench:observing -- …` builds first):
  *   node bench/observing.mjs [--rounds 10] [--requests 10000] [--concurrency 8] [--store memory|sqlite]
- *     [--route timer|clients|entries] [--configs plain,metrics,traces-off,traces-10,both-10]
+ *     [--route timer|clients|entries] [--configs plain,metrics,traces-off,traces-1,traces-10,traces-on,both-10]
  *
  * Configurations: `plain`; `metrics`; `traces-off` (sampler `always_off`: every request decided unsampled);
- * `traces-10` (`parentbased_traceidratio` 0.1); `traces-on` (`always_on`); `both-10` (metrics and `traces-10`). The
- * first round is a warm-up (V8 compiles) and not counted. Run with `node` itself, not a TypeScript loader: a loader's
- * rewritten imports would be measured too. Not part of `npm test`.
+ * `traces-1` and `traces-10` (`parentbased_traceidratio` 0.01 and 0.1); `traces-on` (`always_on`); `both-10` (metrics
+ * and `traces-10`). The first round is a warm-up (V8 compiles) and not counted. Every round's exported spans are
+ * checked against its sampler (none, all, or a share) and their number per request is printed at the end. Run with
+ * `node` itself, not a TypeScript loader: a loader's rewritten imports would be measured too. Not part of `npm test`.
  */
 import { MemoryStore, Settings } from "@stint/core"
-import { NodeHashing, Observability, Tracing } from "@stint/http"
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
+import { NodeHashing, Observability } from "@stint/http"
 import * as Demo from "@stint/http/cli/Demo"
 import { SqliteStore } from "@stint/sqlite"
 import { Layer, Logger, ManagedRuntime } from "effect"
@@ -54,6 +57,7 @@ const CONFIGS = {
   plain: { metrics: false },
   metrics: { metrics: true },
   "traces-off": { metrics: false, sampler: ["always_off"] },
+  "traces-1": { metrics: false, sampler: ["parentbased_traceidratio", "0.01"] },
   "traces-10": { metrics: false, sampler: RATIO },
   "traces-on": { metrics: false, sampler: ["always_on"] },
   "both-10": { metrics: true, sampler: RATIO }
@@ -77,7 +81,9 @@ const prepare = async (config, endpoint, dir) => {
     if (config.sampler[1] === undefined) delete process.env["OTEL_TRACES_SAMPLER_ARG"]
     else process.env["OTEL_TRACES_SAMPLER_ARG"] = config.sampler[1]
   }
-  const processors = config.sampler === undefined ? [] : [Tracing.otlpProcessor()]
+  // What `Tracing.otlpProcessor` makes, with a handle on the exporter for `flush`.
+  const exporter = config.sampler === undefined ? undefined : new OTLPTraceExporter()
+  const processors = exporter === undefined ? [] : [new BatchSpanProcessor(exporter)]
   const observing = { metrics: config.metrics ? { port: 0 } : undefined, spanProcessors: processors }
   const store = options.store === "memory"
     ? MemoryStore.layerMemory
@@ -102,8 +108,12 @@ const prepare = async (config, endpoint, dir) => {
     observer: Observability.hooks(Observability.shapeOf(observing))
   })
   // A round ends once its spans are exported: a batch left in the processor would be exported in a later round, often
-  // another configuration's.
-  const flush = () => Promise.all(processors.map((processor) => processor.forceFlush()))
+  // another configuration's. The processor's flush exports what it still holds; the exporter's waits for the batches
+  // it is still sending (one the processor sent when it filled up, say).
+  const flush = async () => {
+    await Promise.all(processors.map((processor) => processor.forceFlush()))
+    await exporter?.forceFlush()
+  }
   return { config, runner, key, flush, close: () => managed.dispose() }
 }
 
@@ -173,12 +183,20 @@ const main = async (receiver, dir) => {
   const requests = Number(options.requests)
   const concurrency = Number(options.concurrency)
   const figures = new Map(chosen.map((config) => [config.name, []]))
+  const spanCounts = new Map()
   console.log(`GET ${path} on ${options.store}: ${requests} requests a round, ${concurrency} in flight, ${rounds} rounds`)
   for (let r = 0; r <= rounds; r++) {
     const line = []
     for (const one of orderOf(prepared, r)) {
+      const before = await receiver.spans()
       const micros = await round(one, requests, concurrency)
-      if (r > 0) figures.get(one.config.name).push(micros)
+      // The round ended once its spans were exported (`flush`): they are all counted now, and only they.
+      const spans = (await receiver.spans()) - before
+      checkSpans(one.config, spans, requests)
+      if (r > 0) {
+        figures.get(one.config.name).push(micros)
+        spanCounts.set(one.config.name, (spanCounts.get(one.config.name) ?? 0) + spans)
+      }
       line.push(`${one.config.name} ${micros.toFixed(1)}`)
     }
     console.log(`${r === 0 ? "warm-up" : `round ${r}`}: ${line.join(", ")}`)
@@ -198,7 +216,32 @@ const main = async (receiver, dir) => {
     )
   }
   for (const one of prepared) await one.close()
-  console.log(`spans received: ${await receiver.spans()}`)
+  console.log(`\nspans exported per request, sampled or not (a sampled one's and its store calls')`)
+  for (const config of chosen) {
+    if (config.sampler === undefined) continue
+    const perRequest = (spanCounts.get(config.name) ?? 0) / (requests * rounds)
+    console.log(`${config.name.padEnd(11)} ${perRequest.toFixed(3)}  (${config.sampler.join(" ")})`)
+  }
+}
+
+/**
+ * What a round's exported spans must be: none under `always_off`; under `always_on` the same whole number per request
+ * (its span and one per store call); under a ratio, fewer than that, and some when the round is large enough to
+ * sample a few requests (checked loosely: the ratio is random).
+ */
+const checkSpans = (config, spans, requests) => {
+  const sampler = config.sampler?.[0]
+  const fail = (what) => {
+    throw new Error(`${config.name}: ${spans} spans exported for ${requests} requests, ${what}`)
+  }
+  if (sampler === undefined || sampler === "always_off") {
+    if (spans !== 0) fail("expected none")
+  } else if (sampler === "always_on") {
+    if (spans < 2 * requests || spans % requests !== 0) fail("expected a whole number of at least 2 per request")
+  } else if (spans >= 2 * requests || (spans === 0 && requests * Number(config.sampler[1]) >= 20)) {
+    // No span at all is expected only when the round samples few requests (0.99^requests at 1%).
+    fail(`expected a share under ${config.sampler.join(" ")}`)
+  }
 }
 
 const receiver = await OtlpReceiver.start()

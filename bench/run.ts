@@ -212,6 +212,27 @@ const summary = (results: ReadonlyArray<Load.Result & { readonly cpu?: Cpu.PerRe
   failed: results.reduce((n, r) => n + r.errors + Object.entries(r.statuses).filter(([s]) => !s.startsWith("2")).reduce((m, [, c]) => m + c, 0), 0)
 })
 
+/** With two targets, each round's ratio of the first to the second (`Table.ByRound`). */
+const perRound = (
+  results: ReadonlyArray<ReadonlyArray<Load.Result & { readonly cpu?: Cpu.PerRequest }>>
+): Table.ByRound | undefined => {
+  const [a, b] = results
+  if (results.length !== 2 || a === undefined || b === undefined) return undefined
+  const pairs = a.flatMap((x, round) => {
+    const y = b[round]
+    return y === undefined ? [] : [[x, y] as const]
+  })
+  if (pairs.length === 0) return undefined
+  const spread = (ratios: ReadonlyArray<number>): Table.Spread | undefined =>
+    ratios.length === 0 ? undefined : { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }
+  const cpu = (r: Cpu.PerRequest | undefined) => r === undefined ? 0 : r.server + r.database
+  // A round whose second target answered nothing (or was not measured) has no ratio: left out.
+  return {
+    rps: spread(pairs.flatMap(([x, y]) => y.rps > 0 ? [x.rps / y.rps] : [])),
+    cpu: spread(pairs.flatMap(([x, y]) => x.cpu !== undefined && cpu(y.cpu) > 0 ? [cpu(x.cpu) / cpu(y.cpu)] : []))
+  }
+}
+
 const main = async () => {
   log(`machine: ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), node ${process.version}; work dir ${work}`)
   const shared = baselineCopy()
@@ -318,7 +339,7 @@ const main = async () => {
             results[i]?.push({ ...result, cpu })
           }
         }
-        rows.push({ store, scenario: scenario.title, figures: results.map(summary) })
+        rows.push({ store, scenario: scenario.title, figures: results.map(summary), byRound: perRound(results) })
         const observedRequests = results[0]?.reduce((n, r) => n + r.requests, 0) ?? 0
         if (sink !== undefined && observedRequests > 0) {
           // Spans still queued in the server at a round's end arrive during the next one: a batch at most either way.

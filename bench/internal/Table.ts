@@ -14,11 +14,30 @@ export interface Figures {
   readonly cpu?: { readonly server: number; readonly database: number } | undefined
 }
 
+/** A ratio over rounds: median, lowest and highest. */
+export interface Spread {
+  readonly median: number
+  readonly min: number
+  readonly max: number
+}
+
+/**
+ * Each round's ratio of the first target to the second. The two ran one right after the other, so a phase of the
+ * machine longer than two runs falls on both; the ratio of the medians may pair figures from different rounds.
+ */
+export interface ByRound {
+  readonly rps?: Spread | undefined
+  /** The ratio of server + database CPU µs per request (database 0 on SQLite), when measured. */
+  readonly cpu?: Spread | undefined
+}
+
 /** One scenario on one store: figures per target (Stint first, then the baseline). */
 export interface Row {
   readonly store: string
   readonly scenario: string
   readonly figures: ReadonlyArray<Figures>
+  /** With two targets: the ratios round by round. */
+  readonly byRound?: ByRound | undefined
 }
 
 /** The deep page against the first page, per target. */
@@ -54,6 +73,9 @@ const grid = (head: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<str
 }
 
 const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : "-")
+
+const spread = (s: Spread | undefined): string =>
+  s === undefined ? "-" : `${s.median.toFixed(2)} [${s.min.toFixed(2)}..${s.max.toFixed(2)}]`
 
 /** The report as Markdown tables. */
 export const render = (report: Report): string => {
@@ -94,6 +116,20 @@ export const render = (report: Report): string => {
       grid(cpuHead, cpuBody)
     ])
   ]
+  const byRoundBody = report.rows.flatMap((row) =>
+    row.byRound === undefined
+      ? []
+      : [[row.store, row.scenario, spread(row.byRound.rps), spread(row.byRound.cpu)]]
+  )
+  if (withBase && report.rounds >= 2 && byRoundBody.length > 0) {
+    parts.push(
+      "",
+      `Round by round: ${stint} / ${base} in each of the ${report.rounds} rounds (the two run one right after the ` +
+        `other, in alternating order: an even number of rounds balances it), median [lowest..highest]`,
+      "",
+      grid(["store", "scenario", "req/s ratio", "server + database ratio"], byRoundBody)
+    )
+  }
   if (report.deepRows.length > 0) {
     const deepHead = ["store", "target", "depth", "first page p50 ms", "deep page p50 ms", "deep / first"]
     const deepBody = report.deepRows.flatMap((row) =>
