@@ -11,6 +11,7 @@
 import * as Metric from "effect/Metric"
 import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
+import * as HttpMethod from "./internal/httpMethod.js"
 
 /** Seconds, from 0.5 ms to 10 s: HTTP requests. */
 const requestBuckets = MetricBoundaries.fromIterable([
@@ -23,8 +24,10 @@ const storeBuckets = MetricBoundaries.fromIterable([
 ])
 
 /**
- * `stint_http_requests_total{method, route, status, code}`: every answered request. `route` is the path template
- * (`/api/v1/timers/:timerId/stop`), `none` when no route matched; `code` the spec's error code, `none` on success.
+ * `stint_http_requests_total{method, route, status, code}`: every answered request. `method` is one of HTTP's nine
+ * standard methods, `_OTHER` for any other (clients choose it: see `internal/httpMethod.ts`); `route` the path
+ * template (`/api/v1/timers/:timerId/stop`), `none` when no route matched; `code` the spec's error code, `none` on
+ * success.
  *
  * @since 0.1.0
  */
@@ -293,7 +296,8 @@ const labelsOfRequest = (method: string, route: string, status: number, code: st
  * @since 0.1.0
  */
 export const recordRequest = (record: RequestRecord): void => {
-  const found = labelsOfRequest(record.method, record.route ?? "none", record.status, record.code ?? "none")
+  const method = HttpMethod.label(record.method)
+  const found = labelsOfRequest(method, record.route ?? "none", record.status, record.code ?? "none")
   httpRequests.unsafeUpdate(1, found.counter)
   httpRequestDuration.unsafeUpdate(record.durationMs / 1000, found.duration)
 }

@@ -25,6 +25,7 @@ import * as Metrics from "./Metrics.js"
 import * as MetricsServer from "./MetricsServer.js"
 import * as ObservedStore from "./ObservedStore.js"
 import type * as Observer from "./Observer.js"
+import * as HttpMethod from "./internal/httpMethod.js"
 import * as OtelSpan from "./internal/otelSpan.js"
 import * as Tracing from "./Tracing.js"
 
@@ -171,16 +172,17 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     const caller = callerContext(arrived)
     const parent = caller === undefined ? Option.fromNullable(fiber.currentSpan) : Option.some(caller.span)
     // A request with no trace around it (most): the sampler is asked first, and only a sampled one gets a span.
-    const decided = Option.isNone(parent) ? OtelSpan.decideRoot(otel, arrived.method, "server") : undefined
+    const name = HttpMethod.spanWord(arrived.method)
+    const decided = Option.isNone(parent) ? OtelSpan.decideRoot(otel, name, "server") : undefined
     if (decided !== undefined && (decided.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
       keepIds(arrived, new UnsampledFields(decided.traceId, decided.spanId))
       return self
     }
     const started = decided !== undefined
-      ? OtelSpan.startDecided(otel, arrived.method, "server", decided)
+      ? OtelSpan.startDecided(otel, name, "server", decided)
       : OtelSpan.start(
         otel,
-        arrived.method,
+        name,
         "server",
         caller === undefined ? OtelSpan.contextOf(parent) : caller.context
       )
@@ -193,7 +195,7 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     }
     const span = new OtelSpan.Span(
       otel,
-      arrived.method,
+      name,
       parent,
       Context.empty(),
       [],
@@ -202,7 +204,7 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       false,
       started
     )
-    span.attribute("http.request.method", arrived.method)
+    methodOf(span, arrived.method)
     keepIds(arrived, new SampledFields(span))
     // Ends the span unless already ended (`Span.end` does nothing the second time).
     const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
@@ -224,6 +226,12 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     )
   })
 
+/** The request's method on its span, as OpenTelemetry's HTTP conventions name it (`internal/httpMethod.ts`). */
+const methodOf = (span: Tracer.Span, method: string): void => {
+  span.attribute("http.request.method", HttpMethod.label(method))
+  if (!HttpMethod.isStandard(method)) span.attribute("http.request.method_original", method)
+}
+
 /** `traced` under a tracer other than `Tracing`'s. */
 const tracedBy = <A, E, R>(
   tracer: Tracer.Tracer,
@@ -232,9 +240,9 @@ const tracedBy = <A, E, R>(
   parent: Option.Option<Tracer.AnySpan>,
   self: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
-  const method = arrived.method
-  const span = tracer.span(method, parent, Context.empty(), [], clock.unsafeCurrentTimeNanos(), "server", SERVER_SPAN)
-  span.attribute("http.request.method", method)
+  const name = HttpMethod.spanWord(arrived.method)
+  const span = tracer.span(name, parent, Context.empty(), [], clock.unsafeCurrentTimeNanos(), "server", SERVER_SPAN)
+  methodOf(span, arrived.method)
   keepIds(arrived, new TraceFields(span.traceId, span.spanId))
   return Effect.onExit(
     Effect.withParentSpan(self, span),
@@ -261,7 +269,7 @@ const annotate = (
 /** The outcome on one of our spans, named after the route when one matched. */
 const annotateOurs = (span: OtelSpan.Span, record: Observer.Completed): void => {
   outcome(span, record)
-  if (record.route !== null) span.otel.updateName(`${record.method} ${record.route}`)
+  if (record.route !== null) span.otel.updateName(`${HttpMethod.spanWord(record.method)} ${record.route}`)
 }
 
 /** The request's outcome, as attributes of its span. */
@@ -292,7 +300,7 @@ const annotateCurrent = (
     }
     outcome(span, record)
     if (record.route === null) return Effect.succeed(fields)
-    const name = `${record.method} ${record.route}`
+    const name = `${HttpMethod.spanWord(record.method)} ${record.route}`
     // Another tracer's span: rename it if it is an OpenTelemetry one.
     return OtelTracer.currentOtelSpan.pipe(
       Effect.map((otel) => {
@@ -308,9 +316,10 @@ const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> =>
 
 /**
  * The hooks for what is switched on: with tracing, a server span per request named after its route
- * (`POST /api/v1/timers/start`, the method alone when no route matched) with its route, status, error code, request id
- * and key id (never the key), and `traceId`/`spanId` for the log line (also of a request its client abandoned); with
- * metrics, the request metrics. Both off: no hooks at all.
+ * (`POST /api/v1/timers/start`, the method alone when no route matched, `HTTP` instead of a method other than HTTP's
+ * nine standard ones) with its method, route, status, error code, request id and key id (never the key), and
+ * `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics.
+ * Both off: no hooks at all.
  *
  * @since 0.1.0
  */

@@ -140,6 +140,23 @@ describe("the metrics listener", () => {
     expect((await fetch(new URL("/", url))).status).toBe(404)
   })
 
+  it("counts a method other than HTTP's nine standard ones as _OTHER: a client's choice of method adds no series", async () => {
+    const server = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded()])
+    const url = metricsUrl(server)
+    const before = await scrape(url)
+    // Methods Node's parser knows, so they reach the pipeline (a token it does not know is refused before it).
+    const sent = ["PURGE", "LOCK", "PROPFIND", "MKCOL"]
+    for (const method of sent) expect((await api(server, method, "/timer")).status).toBe(405)
+    expect((await api(server, "GET", "/timer")).status).toBe(200)
+    const text = await (await fetch(url)).text()
+    const moved = PromText.deltas(before, PromText.parse(text), "stint_http_requests_total")
+    const other = Object.entries(moved).filter(([sample]) => sample.includes(`method="_OTHER"`))
+    expect(other.reduce((sum, [, by]) => sum + by, 0)).toBe(sent.length)
+    expect(moved[requests("GET", "/api/v1/timer", 200)]).toBe(1)
+    expect(Object.keys(moved)).toHaveLength(other.length + 1)
+    for (const method of sent) expect(text).not.toContain(method)
+  })
+
   it("target_info is the spans' resource: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, so metrics and traces join", async () => {
     const db = await seeded()
     const plain = await start(["--port", "0", "--metrics-port", "0", "--database", db])

@@ -93,6 +93,24 @@ const abandonTimerRequest = async (port: number, inCall: Promise<void>): Promise
 }
 
 describe("request spans", () => {
+  it("a method other than HTTP's nine standard ones: named HTTP, its method _OTHER, the method sent beside it", () =>
+    withServer(memory, traced())(async (server) => {
+      exporter.reset()
+      // A method Node's parser knows, so it reaches the pipeline; no route serves it.
+      expect((await server.api("PURGE", "/api/v1/timer", { key: keys.member })).status).toBe(405)
+      const span = only(serverSpans())
+      expect(span.name.split(" ")[0]).toBe("HTTP")
+      expect(span.name).not.toContain("PURGE")
+      expect(span.attributes["http.request.method"]).toBe("_OTHER")
+      expect(span.attributes["http.request.method_original"]).toBe("PURGE")
+      exporter.reset()
+      expect((await server.api("GET", "/api/v1/timer", { key: keys.member })).status).toBe(200)
+      const standard = only(serverSpans())
+      expect(standard.name).toBe("GET /api/v1/timer")
+      expect(standard.attributes["http.request.method"]).toBe("GET")
+      expect(standard.attributes["http.request.method_original"]).toBeUndefined()
+    }))
+
   it("one server span per request, its attributes, its store-call children, and the trace id in the log", () =>
     withServer(memory, traced())(async (server) => {
       exporter.reset()
