@@ -24,10 +24,10 @@ const storeBuckets = MetricBoundaries.fromIterable([
 ])
 
 /**
- * `stint_http_requests_total{method, route, status, code}`: every answered request. `method` is one of HTTP's nine
- * standard methods, `_OTHER` for any other (clients choose it: see `internal/httpMethod.ts`); `route` the path
- * template (`/api/v1/timers/:timerId/stop`), `none` when no route matched; `code` the spec's error code, `none` on
- * success.
+ * `stint_http_requests_total{method, route, status, code}`: every answered request. `method` is a known method
+ * (OpenTelemetry's list, or `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS`), `_OTHER` for any other (clients choose it:
+ * see `internal/httpMethod.ts`); `route` the path template (`/api/v1/timers/:timerId/stop`), `none` when no route
+ * matched; `code` the spec's error code, `none` on success.
  *
  * @since 0.1.0
  */

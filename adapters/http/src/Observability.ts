@@ -229,7 +229,7 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
 /** The request's method on its span, as OpenTelemetry's HTTP conventions name it (`internal/httpMethod.ts`). */
 const methodOf = (span: Tracer.Span, method: string): void => {
   span.attribute("http.request.method", HttpMethod.label(method))
-  if (!HttpMethod.isStandard(method)) span.attribute("http.request.method_original", method)
+  if (!HttpMethod.isKnown(method)) span.attribute("http.request.method_original", method)
 }
 
 /** `traced` under a tracer other than `Tracing`'s. */
@@ -316,8 +316,8 @@ const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> =>
 
 /**
  * The hooks for what is switched on: with tracing, a server span per request named after its route
- * (`POST /api/v1/timers/start`, the method alone when no route matched, `HTTP` instead of a method other than HTTP's
- * nine standard ones) with its method, route, status, error code, request id and key id (never the key), and
+ * (`POST /api/v1/timers/start`, the method alone when no route matched, `HTTP` instead of a method that is not known:
+ * `internal/httpMethod.ts`) with its method, route, status, error code, request id and key id (never the key), and
  * `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics.
  * Both off: no hooks at all.
  *

@@ -2,6 +2,7 @@
  * `stint serve --metrics-port`: Prometheus metrics on a listener of their own (127.0.0.1 unless told), never on the
  * API's port, off unless asked for; and the counters move by exactly what a known sequence of requests did.
  */
+import * as Net from "node:net"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { build, serve, type Serving, stint, stintJson, tempDir } from "./CliHarness.js"
@@ -54,6 +55,36 @@ const api = (server: Serving, method: string, path: string, options: {
       ...(options.json === undefined ? {} : { "content-type": "application/json" })
     },
     ...(options.json === undefined ? {} : { body: JSON.stringify(options.json) })
+  })
+
+/** How much the moved samples of `stint_http_requests_total` add up to, by their `method` label. */
+const byMethod = (moved: Readonly<Record<string, number>>): Record<string, number> => {
+  const sums: Record<string, number> = {}
+  for (const [sample, by] of Object.entries(moved)) {
+    const method = /method="([^"]*)"/.exec(sample)?.[1] ?? "(none)"
+    sums[method] = (sums[method] ?? 0) + by
+  }
+  return sums
+}
+
+/** Sends `METHOD path` on a connection of its own as written (no client library checks the method): its status. */
+const rawStatus = (server: Serving, method: string, path: string): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const { hostname, port } = new URL(server.url)
+    const socket = Net.connect(Number(port), hostname)
+    let text = ""
+    socket.setEncoding("latin1")
+    socket.on("data", (chunk: string) => {
+      text += chunk
+    })
+    socket.on("error", reject)
+    socket.on("close", () => {
+      const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1]
+      if (status === undefined) reject(new Error(`no status line in: ${text.slice(0, 200)}`))
+      else resolve(Number(status))
+    })
+    const headers = [`Host: ${hostname}`, `Authorization: Bearer ${ownerKey}`, "Connection: close"]
+    socket.write(`${method} ${path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`)
   })
 
 const requests = (method: string, route: string, status: number, code = "none") =>
@@ -140,21 +171,35 @@ describe("the metrics listener", () => {
     expect((await fetch(new URL("/", url))).status).toBe(404)
   })
 
-  it("counts a method other than HTTP's nine standard ones as _OTHER: a client's choice of method adds no series", async () => {
+  it("counts a method that is not known as _OTHER: a client's choice of method adds no series", async () => {
     const server = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded()])
     const url = metricsUrl(server)
     const before = await scrape(url)
-    // Methods Node's parser knows, so they reach the pipeline (a token it does not know is refused before it).
-    const sent = ["PURGE", "LOCK", "PROPFIND", "MKCOL"]
-    for (const method of sent) expect((await api(server, method, "/timer")).status).toBe(405)
+    // Methods Node's parser knows, and tokens it does not (answered by stint serve itself): all reach the pipeline.
+    const parsed = ["PURGE", "LOCK", "PROPFIND", "MKCOL"]
+    const unparsed = ["FOO", "get"]
+    for (const method of parsed) expect((await api(server, method, "/timer")).status).toBe(405)
+    for (const method of unparsed) expect(await rawStatus(server, method, "/api/v1/timer")).toBe(405)
     expect((await api(server, "GET", "/timer")).status).toBe(200)
     const text = await (await fetch(url)).text()
     const moved = PromText.deltas(before, PromText.parse(text), "stint_http_requests_total")
-    const other = Object.entries(moved).filter(([sample]) => sample.includes(`method="_OTHER"`))
-    expect(other.reduce((sum, [, by]) => sum + by, 0)).toBe(sent.length)
+    expect(byMethod(moved)).toEqual({ _OTHER: parsed.length + unparsed.length, GET: 1 })
     expect(moved[requests("GET", "/api/v1/timer", 200)]).toBe(1)
-    expect(Object.keys(moved)).toHaveLength(other.length + 1)
-    for (const method of sent) expect(text).not.toContain(method)
+    for (const method of [...parsed, "FOO", "\"get\""]) expect(text).not.toContain(method)
+  })
+
+  it("OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS lists the known methods instead of OpenTelemetry's", async () => {
+    const server = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded()], {
+      env: { OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS: "GET, PURGE" }
+    })
+    const url = metricsUrl(server)
+    const before = await scrape(url)
+    expect((await api(server, "PURGE", "/timer")).status).toBe(405)
+    expect((await api(server, "LOCK", "/timer")).status).toBe(405)
+    expect((await api(server, "POST", "/timer")).status).toBe(405)
+    expect((await api(server, "GET", "/timer")).status).toBe(200)
+    const moved = PromText.deltas(before, await scrape(url), "stint_http_requests_total")
+    expect(byMethod(moved)).toEqual({ PURGE: 1, _OTHER: 2, GET: 1 })
   })
 
   it("target_info is the spans' resource: OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES, so metrics and traces join", async () => {
