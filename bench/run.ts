@@ -17,9 +17,9 @@
  * `--observability metrics,traces` measures what metrics and traces cost: the scenarios run on Stint with what it names
  * on (`--metrics-port`; every request traced and exported over OTLP/HTTP to a local receiver,
  * `internal/otlpReceiver.mjs`) against the same build with both off on its own copy of the data, alternating rounds,
- * instead of against the baselines; the report adds the spans received per request. The standard `OTEL_*` variables (a sampler, say) reach
- * the observed server; with it, the memory run is of an observed server too. `--observability none` runs two plain
- * servers that way: the noise floor of the comparison.
+ * instead of against the baselines; the report adds the spans received per request. The standard `OTEL_*` variables
+ * (a sampler, say) reach the observed server; with it, the memory run is of an observed server too.
+ * `--observability none` runs two plain servers that way: the noise floor of the comparison.
  *
  * `--against DIR` measures a change: the build of another checkout of Stint (`git worktree add DIR REV`, then
  * `npm ci` there) runs as the second server, on its own copy of the data, in alternating rounds, instead of the

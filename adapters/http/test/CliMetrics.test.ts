@@ -2,12 +2,12 @@
  * `stint serve --metrics-port`: Prometheus metrics on a listener of their own (127.0.0.1 unless told), never on the
  * API's port, off unless asked for; and the counters move by exactly what a known sequence of requests did.
  */
-import * as Net from "node:net"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { build, serve, type Serving, stint, stintJson, tempDir } from "./CliHarness.js"
 import { fixture, ids, ownerKey, writeJson } from "./CliFixture.js"
 import * as PromText from "./PromText.js"
+import { rawExchange } from "./ServerHarness.js"
 
 const dir = tempDir()
 beforeAll(build)
@@ -67,25 +67,13 @@ const byMethod = (moved: Readonly<Record<string, number>>): Record<string, numbe
   return sums
 }
 
-/** Sends `METHOD path` on a connection of its own as written (no client library checks the method): its status. */
-const rawStatus = (server: Serving, method: string, path: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(server.url)
-    const socket = Net.connect(Number(port), hostname)
-    let text = ""
-    socket.setEncoding("latin1")
-    socket.on("data", (chunk: string) => {
-      text += chunk
-    })
-    socket.on("error", reject)
-    socket.on("close", () => {
-      const status = /^HTTP\/1\.1 (\d{3}) /.exec(text)?.[1]
-      if (status === undefined) reject(new Error(`no status line in: ${text.slice(0, 200)}`))
-      else resolve(Number(status))
-    })
-    const headers = [`Host: ${hostname}`, `Authorization: Bearer ${ownerKey}`, "Connection: close"]
-    socket.write(`${method} ${path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`)
-  })
+/** The status of `METHOD path` sent as written (no client library checks the method). */
+const rawStatus = async (server: Serving, method: string, path: string): Promise<number> => {
+  const headers = ["Host: 127.0.0.1", `Authorization: Bearer ${ownerKey}`, "Connection: close"]
+  const request = `${method} ${path} HTTP/1.1\r\n${headers.join("\r\n")}\r\n\r\n`
+  const received = await rawExchange(Number(new URL(server.url).port), request)
+  return Number(/^HTTP\/1\.1 (\d{3}) /.exec(received)?.[1])
+}
 
 const requests = (method: string, route: string, status: number, code = "none") =>
   PromText.sample("stint_http_requests_total", { code, method, route, status: String(status) })

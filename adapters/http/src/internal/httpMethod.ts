@@ -12,7 +12,7 @@
 const DEFAULT = ["CONNECT", "DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT", "QUERY", "TRACE"]
 
 /** The methods `OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS` lists, or the default when it is unset or lists none. */
-export const knownMethods = (setting: string | undefined): ReadonlySet<string> => {
+const knownMethods = (setting: string | undefined): ReadonlySet<string> => {
   const listed = (setting ?? "").split(",").map((method) => method.trim()).filter((method) => method !== "")
   return new Set(listed.length > 0 ? listed : DEFAULT)
 }
@@ -21,7 +21,7 @@ export const knownMethods = (setting: string | undefined): ReadonlySet<string> =
 const KNOWN = knownMethods(globalThis.process?.env?.["OTEL_INSTRUMENTATION_HTTP_KNOWN_METHODS"])
 
 /** What stands for any method that is not known. */
-export const OTHER = "_OTHER"
+const OTHER = "_OTHER"
 
 /** Whether `method` is known (case-sensitive, as HTTP's methods are). */
 export const isKnown = (method: string): boolean => KNOWN.has(method)
