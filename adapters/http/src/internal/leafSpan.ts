@@ -11,19 +11,13 @@
  */
 import * as OtelApi from "@opentelemetry/api"
 import type { ReadableSpan, SpanProcessor, TimedEvent } from "@opentelemetry/sdk-trace-base"
+import * as RandomIds from "./randomIds.js"
 
 const NONE: ReadonlyArray<never> = Object.freeze([])
 const UNSET: OtelApi.SpanStatus = Object.freeze({ code: OtelApi.SpanStatusCode.UNSET })
 
-/** Where span ids are drawn (as the SDK's id generator does: `toString(16)` and padding cost more). */
-const idBytes = Buffer.alloc(8)
-
 /** A random span id: 16 hex digits, never all zeros (invalid in W3C trace context). */
-const spanId = (): string => {
-  idBytes.writeUInt32BE((Math.random() * 0x1_0000_0000) >>> 0, 0)
-  idBytes.writeUInt32BE((Math.random() * 0x1_0000_0000) >>> 0 || 1, 4)
-  return idBytes.toString("hex")
-}
+const spanId = RandomIds.shared.spanId
 
 /** `end - start` as OpenTelemetry's `[seconds, nanoseconds]`. */
 const duration = (start: OtelApi.HrTime, end: OtelApi.HrTime): OtelApi.HrTime => {

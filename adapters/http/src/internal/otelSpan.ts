@@ -9,7 +9,7 @@
  * span of a `register`ed tracer (`leafSpan.ts`).
  */
 import * as OtelApi from "@opentelemetry/api"
-import { type IdGenerator, RandomIdGenerator, type Sampler, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
+import type { IdGenerator, Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import * as Cause from "effect/Cause"
 import type * as Context from "effect/Context"
 import type * as Exit from "effect/Exit"
@@ -18,6 +18,7 @@ import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as EffectTracer from "effect/Tracer"
 import * as LeafSpan from "./leafSpan.js"
+import * as RandomIds from "./randomIds.js"
 
 const kinds: Record<EffectTracer.SpanKind, OtelApi.SpanKind> = {
   internal: OtelApi.SpanKind.INTERNAL,
@@ -225,25 +226,25 @@ export class Leaf {
 }
 
 /**
- * The SDK's span ids, drawn as its own generator draws them, except for the one span whose ids were chosen before it
- * started (`startWith`): a request span whose sampler was asked first (`decideRoot`) gets the ids it was asked about.
+ * The SDK's span ids, random (`randomIds.ts`), except for the one span whose ids were chosen before it started
+ * (`startWith`): a request span whose sampler was asked first (`decideRoot`) gets the ids it was asked about.
  * `startSpan` runs synchronously, so nothing else can take the chosen ids.
  */
 export class RequestIds implements IdGenerator {
-  private readonly random = new RandomIdGenerator()
+  private readonly random = RandomIds.shared
   private traceId: string | undefined
   private spanId: string | undefined
 
   generateTraceId(): string {
     const chosen = this.traceId
-    if (chosen === undefined) return this.random.generateTraceId()
+    if (chosen === undefined) return this.random.traceId()
     this.traceId = undefined
     return chosen
   }
 
   generateSpanId(): string {
     const chosen = this.spanId
-    if (chosen === undefined) return this.random.generateSpanId()
+    if (chosen === undefined) return this.random.spanId()
     this.spanId = undefined
     return chosen
   }
@@ -251,8 +252,8 @@ export class RequestIds implements IdGenerator {
   /** A new root span's ids, not yet given to any span. */
   draw(): OtelApi.SpanContext {
     return {
-      traceId: this.random.generateTraceId(),
-      spanId: this.random.generateSpanId(),
+      traceId: this.random.traceId(),
+      spanId: this.random.spanId(),
       traceFlags: OtelApi.TraceFlags.NONE
     }
   }
