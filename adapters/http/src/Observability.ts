@@ -26,6 +26,7 @@ import * as MetricsServer from "./MetricsServer.js"
 import * as ObservedStore from "./ObservedStore.js"
 import type * as Observer from "./Observer.js"
 import * as HttpMethod from "./internal/httpMethod.js"
+import * as LogFields from "./internal/logFields.js"
 import * as OtelSpan from "./internal/otelSpan.js"
 import * as Tracing from "./Tracing.js"
 
@@ -98,9 +99,15 @@ const callerContext = (
 }
 
 /** A request span's ids, as the request's log line shows them. */
-class TraceFields {
+class TraceFields extends LogFields.LogFields {
   readonly [name: string]: string
-  constructor(readonly traceId: string, readonly spanId: string) {}
+  constructor(readonly traceId: string, readonly spanId: string) {
+    super()
+  }
+  [LogFields.addTo](annotations: Record<string, unknown>): void {
+    annotations["traceId"] = this.traceId
+    annotations["spanId"] = this.spanId
+  }
 }
 
 /**

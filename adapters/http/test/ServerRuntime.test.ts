@@ -215,6 +215,18 @@ for (const store of stores) {
         }
       ))
 
+    it("an observer's fields end the request's log line, escaped, after the line's own annotations", () =>
+      // Any observer's fields (a plain record), not only `Observability`'s ids (which write themselves in).
+      withServer(store, {
+        observer: { completed: () => Effect.succeed({ tenant: "acme", "quote\"d": "a line\nbreak" }) }
+      })(async (h) => {
+        const reply = await h.api("GET", "/api/v1/clients", { key: keys.member })
+        expect(reply.status).toBe(200)
+        const line = lineOf(h, reply.requestId)
+        expect(Object.keys(line.annotations).slice(-2)).toEqual(["tenant", "quote\"d"])
+        expect(line.annotations).toMatchObject({ status: 200, tenant: "acme", "quote\"d": "a line\nbreak" })
+      }))
+
     it("an unknown method later on a connection keeps the 400: the bytes Node failed on may not be its line", () =>
       withServer(store)(async (h) => {
         // The chunk Node fails on starts with the end of a body it is discarding (a request answered before its body

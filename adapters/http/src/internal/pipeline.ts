@@ -17,6 +17,7 @@ import { randomUUID } from "node:crypto"
 import type * as Observer from "../Observer.js"
 import { type Incoming, type Outcome, safely } from "./dispatch.js"
 import * as InFlight from "./inFlight.js"
+import * as LogFields from "./logFields.js"
 import type * as LogWriter from "./logWriter.js"
 
 export type { Incoming } from "./dispatch.js"
@@ -98,7 +99,8 @@ export const handle = (
         }
         // Added in place rather than spread: the log line's fields in the same order, fewer objects per request.
         if (record.code !== undefined) annotations["code"] = record.code
-        for (const name in extra) annotations[name] = extra[name]
+        if (extra instanceof LogFields.LogFields) extra[LogFields.addTo](annotations)
+        else for (const name in extra) annotations[name] = extra[name]
         return {
           response: toResponse(outcome, requestId),
           level: outcome.status >= 500 ? LogLevel.Error : LogLevel.Info,
