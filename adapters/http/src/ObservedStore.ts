@@ -116,12 +116,15 @@ const settled = <A, E, R>(
     }
   })
 
+/** A call measured in the metrics only, starting now (to be called when the call starts: see `measured`). */
+const measuredFromNow = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>, after: After<A> | undefined) => {
+  const started = performance.now()
+  return settled(self, (cause) => record(labels, started, cause), after)
+}
+
 /** A call measured in the metrics only. */
 const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>, after: After<A> | undefined) =>
-  Effect.suspend(() => {
-    const started = performance.now()
-    return settled(self, (cause) => record(labels, started, cause), after)
-  })
+  Effect.suspend(() => measuredFromNow(labels, self, after))
 
 /**
  * Wraps one call: its duration and failure in the metrics, its span. The span is a leaf: under `Tracing`'s tracer an
@@ -144,9 +147,10 @@ const observer = (options: Options) =>
   const labels = labelsOf(method)
   if (!span) return measured(labels, self, after)
   const name = `Store.${method}`
+  // Runs when the call starts (in `withFiberRuntime`, already deferred): no `Effect.suspend` of its own.
+  const untraced = () => options.metrics ? measuredFromNow(labels, self, after) : self
   return Effect.withFiberRuntime((fiber) => {
     const parent = fiber.currentSpan
-    const untraced = () => options.metrics ? measured(labels, self, after) : self
     if (!(parent instanceof OtelSpan.Span)) {
       // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
       // sampled installs no span at all (`Observability`), and its store calls (in its fiber or any it forks) must
