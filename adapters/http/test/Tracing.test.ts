@@ -149,6 +149,8 @@ describe("request spans", () => {
       const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
       expect(line?.annotations["traceId"]).toBe(span.spanContext().traceId)
       expect(line?.annotations["spanId"]).toBe(span.spanContext().spanId)
+      // After the line's own fields, as any observer's fields come.
+      expect(Object.keys(line?.annotations ?? {}).slice(-2)).toEqual(["traceId", "spanId"])
     }))
 
   it("an error answer carries its code; an unmatched path has no route", () =>
@@ -450,6 +452,7 @@ describe("request spans", () => {
           expect(exporter.getFinishedSpans()).toEqual([])
           const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)
           expect(line?.annotations["traceId"]).toMatch(/^[0-9a-f]{32}$/)
+          expect(Object.keys(line?.annotations ?? {}).slice(-2)).toEqual(["traceId", "spanId"])
         })
       ))
 

@@ -2,11 +2,11 @@
  * Random trace and span ids as W3C Trace Context writes them (32 and 16 lowercase hex digits, never all zeros), drawn
  * from a pool: a few hundred bytes from the system's CSPRNG, turned into hex at once, each id a slice of that text.
  *
- * Every request under `Tracing`'s tracer gets ids before its sampler is asked (`OtelSpan.decideRoot`), sampled or not.
- * The SDK's generator makes each id with two to four `Math.random` calls, buffer writes and a hex conversion in C++; a
- * request's two ids and the sampler's answer came to about 2% of the instructions of the cheapest request on SQLite
- * (valgrind's instruction count, with JIT code named from `node --perf-basic-prof`). From the pool, an id is a
- * substring; the pool is refilled once per 21 requests or so. (A slice keeps its pool alive while the id lives: 1 KB.)
+ * Every request under `Tracing`'s tracer with no trace around it (no caller's `traceparent`) gets new ids before its
+ * sampler is asked (`OtelSpan.decideRoot`), sampled or not; a sampled one's store calls draw a span id each. The SDK's
+ * generator makes each id with two to four `Math.random` calls, buffer writes and a hex conversion in C++. From the
+ * pool an id is a substring, and the pool (512 bytes: the ids of about 21 unsampled requests) is refilled once used.
+ * A slice keeps its pool's text alive while the id lives: 1 KB.
  */
 import { randomFillSync } from "node:crypto"
 
@@ -22,11 +22,16 @@ const ZERO_TRACE = "0".repeat(32)
 const ZERO_SPAN = "0".repeat(16)
 const ZERO = "0".charCodeAt(0)
 
-/** Ids from pools of `bytes` random bytes written by `fill` (the system's CSPRNG unless a test says otherwise). */
+/**
+ * Ids from pools of `bytes` random bytes (at least 16: a trace id) written by `fill` (the system's CSPRNG unless a
+ * test says otherwise). The ids are the pool's hex text in order, cut in 32 or 16 digits; the end of a pool too short
+ * for the next id is left unused.
+ */
 export const make = (
   fill: (pool: Buffer) => void = (pool) => randomFillSync(pool),
   bytes = 512
 ): RandomIds => {
+  if (!Number.isInteger(bytes) || bytes < 16) throw new RangeError(`a pool holds at least 16 bytes, not ${bytes}`)
   const pool = Buffer.alloc(bytes)
   let hex = ""
   let at = 0
