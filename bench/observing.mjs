@@ -10,14 +10,16 @@
  * process's user + system time over a round), median and spread per configuration, and each one's excess over plain.
  *
  * Usage (after `npm run build`; `npm run bench:observing -- …` builds first):
- *   node bench/observing.mjs [--rounds 10] [--requests 10000] [--concurrency 8] [--store memory|sqlite]
- *     [--route timer|clients|entries] [--configs plain,metrics,traces-off,traces-1,traces-10,traces-on,both-10]
+ *   node bench/observing.mjs [--rounds 10] [--requests 10000] [--warmup-requests N] [--concurrency 8]
+ *     [--store memory|sqlite] [--route timer|clients|entries]
+ *     [--configs plain,metrics,traces-off,traces-1,traces-10,traces-on,both-10]
  *
  * Configurations: `plain`; `metrics`; `traces-off` (sampler `always_off`: every request decided unsampled);
  * `traces-1` and `traces-10` (`parentbased_traceidratio` 0.01 and 0.1); `traces-on` (`always_on`); `both-10` (metrics
- * and `traces-10`). The first round is a warm-up (V8 compiles) and not counted. Every round's exported spans are
- * checked against its sampler (none, all, or a share) and their number per request is printed at the end. Run with
- * `node` itself, not a TypeScript loader: a loader's rewritten imports would be measured too. Not part of `npm test`.
+ * and `traces-10`). The first round is a warm-up (V8 compiles) and not counted; `--warmup-requests` sizes it (default:
+ * `--requests`). Every round's exported spans are checked against its sampler (none, all, or a share) and their number
+ * per request is printed at the end. Run with `node` itself, not a TypeScript loader: a loader's rewritten imports
+ * would be measured too. Not part of `npm test`. `bench/instructions.mjs` runs it under valgrind.
  */
 import { MemoryStore, Settings } from "@stint/core"
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
@@ -40,6 +42,7 @@ const { values: options } = parseArgs({
   options: {
     rounds: { type: "string", default: "10" },
     requests: { type: "string", default: "10000" },
+    "warmup-requests": { type: "string" },
     concurrency: { type: "string", default: "8" },
     store: { type: "string", default: "memory" },
     route: { type: "string", default: "timer" },
@@ -176,23 +179,35 @@ const median = (values) => {
   return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
+/** A number of requests: a whole number above 0 (a round of none would never end). */
+const count = (name, text) => {
+  const value = Number(text)
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number above 0, not ${text}`)
+  return value
+}
+
 const main = async (receiver, dir) => {
   const prepared = []
   for (const config of chosen) prepared.push(await prepare(config, receiver.endpoint, dir))
   const rounds = Number(options.rounds)
-  const requests = Number(options.requests)
+  const requests = count("--requests", options.requests)
+  const warmupRequests = count("--warmup-requests", options["warmup-requests"] ?? options.requests)
   const concurrency = Number(options.concurrency)
   const figures = new Map(chosen.map((config) => [config.name, []]))
   const spanCounts = new Map()
-  console.log(`GET ${path} on ${options.store}: ${requests} requests a round, ${concurrency} in flight, ${rounds} rounds`)
+  console.log(
+    `GET ${path} on ${options.store}: ${requests} requests a round, ${concurrency} in flight, ${rounds} rounds ` +
+      `after a warm-up of ${warmupRequests}`
+  )
   for (let r = 0; r <= rounds; r++) {
     const line = []
     for (const one of orderOf(prepared, r)) {
       const before = await receiver.spans()
-      const micros = await round(one, requests, concurrency)
+      const size = r === 0 ? warmupRequests : requests
+      const micros = await round(one, size, concurrency)
       // The round ended once its spans were exported (`flush`): they are all counted now, and only they.
       const spans = (await receiver.spans()) - before
-      checkSpans(one.config, spans, requests)
+      checkSpans(one.config, spans, size)
       if (r > 0) {
         figures.get(one.config.name).push(micros)
         spanCounts.set(one.config.name, (spanCounts.get(one.config.name) ?? 0) + spans)
