@@ -335,7 +335,7 @@ const main = async () => {
             if (i === 0) spans += ((await sink?.spans()) ?? 0) - spansBefore
             for (const message of result.errorMessages) log(`${store} ${scenario.name}: transport error: ${message}`)
             const cpu = Cpu.perRequest(before, after, result.requests)
-            log(`  ${target.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${cpu.server} µs server CPU a request`)
+            log(`  ${target.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${Math.round(cpu.server)} µs server CPU a request`)
             results[i]?.push({ ...result, cpu })
           }
         }

@@ -38,7 +38,10 @@ export const read = (pid: number, backendPids: ReadonlyArray<number>): Reading =
   backends: new Map(backendPids.map((backend) => [backend, processMillis(backend)]))
 })
 
-/** µs of CPU per request between two readings (a backend that appeared in between counts from 0). */
+/**
+ * µs of CPU per request between two readings (a backend that appeared in between counts from 0), not rounded: a round's
+ * ratio is taken from these (rounded to whole µs, a 100 µs request's ratio could move by 1%); tables round them.
+ */
 export interface PerRequest {
   readonly server: number
   readonly database: number
@@ -47,6 +50,6 @@ export interface PerRequest {
 export const perRequest = (before: Reading, after: Reading, requests: number): PerRequest => {
   let database = 0
   for (const [backend, ms] of after.backends) database += ms - (before.backends.get(backend) ?? 0)
-  const per = (ms: number) => Math.round(ms * 1000 / Math.max(requests, 1))
+  const per = (ms: number) => ms * 1000 / Math.max(requests, 1)
   return { server: per(after.server - before.server), database: per(database) }
 }
