@@ -162,17 +162,18 @@ try {
   }
   const base = rows.find(([config]) => config === "plain")?.[1]
   const k = (n) => (n / 1000).toFixed(1).padStart(6)
-  const over = (n, b) =>
-    b === undefined || n === b ? "" : ` (${n >= b ? "+" : ""}${((n / b - 1) * 100).toFixed(1)}%)`
+  // Each configuration's excess over plain (none for plain itself, or without a plain row).
+  const over = (config, n, b) =>
+    b === undefined || config === "plain" ? "" : ` (${n >= b ? "+" : ""}${((n / b - 1) * 100).toFixed(1)}%)`
   console.log(`\nThousands of instructions per request on the main thread, GET ${options.route} on ${options.store}`)
   console.log(`(slope between rounds of ${fewer} and ${more} requests after ${options["warmup-requests"]} of warm-up)\n`)
   console.log("| configuration | mutator | garbage collection | compilers | total |")
   console.log("|---|---|---|---|---|")
   for (const [config, parts] of rows) {
     console.log(
-      `| ${config} | ${k(parts.mutator)}${over(parts.mutator, base?.mutator)} | ${k(parts.gc)} | ${k(parts.compiler)} | ${
-        k(parts.total)
-      }${over(parts.total, base?.total)} |`
+      `| ${config} | ${k(parts.mutator)}${over(config, parts.mutator, base?.mutator)} | ${k(parts.gc)} | ${
+        k(parts.compiler)
+      } | ${k(parts.total)}${over(config, parts.total, base?.total)} |`
     )
   }
 } finally {
