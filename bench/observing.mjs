@@ -22,9 +22,10 @@
  * would be measured too. Not part of `npm test`. `bench/instructions.mjs` runs it under valgrind.
  */
 import { MemoryStore, Settings } from "@stint/core"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base"
-import { NodeHashing, Observability } from "@stint/http"
+import { NodeHashing, Observability, Tracing } from "@stint/http"
 import * as Demo from "@stint/http/cli/Demo"
 import { SqliteStore } from "@stint/sqlite"
 import { Layer, Logger, ManagedRuntime } from "effect"
@@ -84,8 +85,10 @@ const prepare = async (config, endpoint, dir) => {
     if (config.sampler[1] === undefined) delete process.env["OTEL_TRACES_SAMPLER_ARG"]
     else process.env["OTEL_TRACES_SAMPLER_ARG"] = config.sampler[1]
   }
-  // What `Tracing.otlpProcessor` makes, with a handle on the exporter for `flush`.
-  const exporter = config.sampler === undefined ? undefined : new OTLPTraceExporter()
+  // What `Tracing.otlpProcessor` makes (protobuf unless `OTEL_EXPORTER_OTLP_PROTOCOL` is `http/json`), with a handle
+  // on the exporter for `flush`.
+  const Exporter = Tracing.protocolOf(process.env) === "http/json" ? JsonExporter : ProtobufExporter
+  const exporter = config.sampler === undefined ? undefined : new Exporter()
   const processors = exporter === undefined ? [] : [new BatchSpanProcessor(exporter)]
   const observing = { metrics: config.metrics ? { port: 0 } : undefined, spanProcessors: processors }
   const store = options.store === "memory"

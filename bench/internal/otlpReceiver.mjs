@@ -1,8 +1,10 @@
 /**
  * A local OTLP/HTTP receiver for the benchmarks that trace (`npm run bench -- --observability`, `bench/observing.mjs`):
  * the traced server exports its spans here, as it would to a collector. It reads every batch whole (what a collector
- * must do before answering) and counts the spans in it, one per `"spanId"` member of its OTLP/JSON body
- * (`parentSpanId` is another name), so that a report can show that every sampled request was traced and none dropped.
+ * must do before answering) and counts the spans in it, so that a report can show that every sampled request was
+ * traced and none dropped: in an OTLP/protobuf body (the exporters' default), the `spans` of each `scope_spans` of each
+ * `resource_spans`, walked in protobuf's wire format without decoding the spans; in an OTLP/JSON body
+ * (`OTEL_EXPORTER_OTLP_PROTOCOL=http/json`), one per `"spanId"` member (`parentSpanId` is another name).
  *
  * It runs in a process of its own, as a collector would: in the load driver's process, each batch it read (hundreds
  * of KB of JSON, once a second or so) could hold up the driver's next requests, and only in the traced server's rounds,
@@ -39,6 +41,48 @@ export const start = async () => {
   }
 }
 
+/** The length-delimited fields numbered `field` in protobuf `bytes` from `start` to `end`, as [start, end) pairs. */
+const lengthDelimited = (bytes, start, end, field) => {
+  const found = []
+  let at = start
+  const varint = () => {
+    let value = 0
+    let shift = 0
+    for (;;) {
+      const byte = bytes[at++]
+      if (byte === undefined) throw new Error("truncated protobuf")
+      value += (byte & 0x7f) * 2 ** shift
+      if (byte < 0x80) return value
+      shift += 7
+    }
+  }
+  while (at < end) {
+    const tag = varint()
+    const wire = tag & 7
+    if (wire === 0) varint()
+    else if (wire === 1) at += 8
+    else if (wire === 5) at += 4
+    else if (wire === 2) {
+      const length = varint()
+      if (tag >>> 3 === field) found.push([at, at + length])
+      at += length
+    } else throw new Error(`protobuf wire type ${wire} not expected in OTLP`)
+  }
+  return found
+}
+
+/**
+ * The spans in an OTLP/protobuf `ExportTraceServiceRequest`: its `resource_spans` (field 1), their `scope_spans`
+ * (field 2), their `spans` (field 2).
+ */
+const countProtobufSpans = (bytes) => {
+  let spans = 0
+  for (const [rs, re] of lengthDelimited(bytes, 0, bytes.length, 1)) {
+    for (const [ss, se] of lengthDelimited(bytes, rs, re, 2)) spans += lengthDelimited(bytes, ss, se, 2).length
+  }
+  return spans
+}
+
 const serve = () => {
   let spans = 0
   const server = Http.createServer((request, response) => {
@@ -46,7 +90,12 @@ const serve = () => {
     const chunks = []
     request.on("data", (chunk) => chunks.push(chunk))
     request.on("end", () => {
-      spans += Buffer.concat(chunks).toString("utf8").split("\"spanId\"").length - 1
+      const body = Buffer.concat(chunks)
+      if (request.headers["content-type"] === "application/x-protobuf") {
+        spans += countProtobufSpans(body)
+        return response.writeHead(200, { "content-type": "application/x-protobuf" }).end()
+      }
+      spans += body.toString("utf8").split("\"spanId\"").length - 1
       response.writeHead(200, { "content-type": "application/json" }).end("{}")
     })
   })

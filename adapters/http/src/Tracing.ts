@@ -1,14 +1,17 @@
 /**
  * OpenTelemetry tracing for Stint: Effect's tracer backed by the OpenTelemetry SDK (`@effect/opentelemetry`), with
  * spans exported over OTLP/HTTP when the standard `OTEL_EXPORTER_OTLP_ENDPOINT` (or
- * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set. The exporter reads the other standard variables itself
- * (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_TRACES_SAMPLER`, `OTEL_SERVICE_NAME`, …).
+ * `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`) is set: as protobuf, the standard's default, or as JSON when
+ * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` (or `OTEL_EXPORTER_OTLP_PROTOCOL`) is `http/json`. The exporter reads the other
+ * standard variables itself (`OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_BSP_SCHEDULE_DELAY`, `OTEL_TRACES_SAMPLER`,
+ * `OTEL_SERVICE_NAME`, …).
  *
  * @since 0.1.0
  */
 import * as NodeSdk from "@effect/opentelemetry/NodeSdk"
 import * as OtelTracer from "@effect/opentelemetry/Tracer"
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http"
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto"
 import { BatchSpanProcessor, type SpanProcessor } from "@opentelemetry/sdk-trace-base"
 import type { NonEmptyReadonlyArray } from "effect/Array"
 import * as Config from "effect/Config"
@@ -31,11 +34,32 @@ import * as TracingEnabled from "./internal/tracingEnabled.js"
 export const enabledConfig: Config.Config<boolean> = TracingEnabled.config
 
 /**
- * A batching processor over the OTLP/HTTP (JSON) exporter, configured by the standard environment variables.
+ * How spans go over OTLP/HTTP: `http/protobuf` (the OpenTelemetry standard's default) or `http/json`.
  *
  * @since 0.1.0
  */
-export const otlpProcessor = (): SpanProcessor => new BatchSpanProcessor(new OTLPTraceExporter())
+export type Protocol = "http/protobuf" | "http/json"
+
+/**
+ * The protocol the standard variables ask for: `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`;
+ * `http/protobuf` when neither is set, and for a value Stint does not speak (`grpc`: `stint serve` warns about it).
+ *
+ * @since 0.1.0
+ */
+export const protocolOf = (env: Readonly<Record<string, string | undefined>>): Protocol => {
+  const traces = env["OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"]?.trim().toLowerCase()
+  const chosen = traces === undefined || traces === "" ? env["OTEL_EXPORTER_OTLP_PROTOCOL"]?.trim().toLowerCase() : traces
+  return chosen === "http/json" ? "http/json" : "http/protobuf"
+}
+
+/**
+ * A batching processor over the SDK's OTLP/HTTP exporter for `protocol` (by default the one the standard variables
+ * ask for, `protocolOf`), configured by the standard environment variables.
+ *
+ * @since 0.1.0
+ */
+export const otlpProcessor = (protocol: Protocol = protocolOf(process.env)): SpanProcessor =>
+  new BatchSpanProcessor(protocol === "http/json" ? new JsonExporter() : new ProtobufExporter())
 
 /**
  * Spans of libraries inside the store that are not exported: the SQL client's (`sql.execute` per statement, with its

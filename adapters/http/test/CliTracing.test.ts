@@ -1,6 +1,7 @@
 /**
- * `stint serve` with `OTEL_EXPORTER_OTLP_ENDPOINT`: spans go over the wire, OTLP/HTTP, to a receiver the test runs
- * (a plain node:http server), the request span with its store-call children; the request log line carries the trace id.
+ * `stint serve` with `OTEL_EXPORTER_OTLP_ENDPOINT`: spans go over the wire, OTLP/HTTP (protobuf by default, JSON when
+ * asked), to a receiver the test runs (a plain node:http server), the request span with its store-call children; the
+ * request log line carries the trace id.
  */
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -8,42 +9,35 @@ import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { build, serve, type Serving, stintJson, tempDir } from "./CliHarness.js"
 import { fixture, ids, ownerKey, writeJson } from "./CliFixture.js"
+import { decodeTraces, type OtlpExport, type OtlpSpan } from "./OtlpProtobuf.js"
 
 const dir = tempDir()
 beforeAll(build)
 afterAll(dir.remove)
 
-interface OtlpValue {
-  readonly stringValue?: string
-  readonly intValue?: number | string
-}
-interface OtlpSpan {
-  readonly traceId: string
-  readonly spanId: string
-  readonly parentSpanId?: string
-  readonly name: string
-  readonly attributes?: ReadonlyArray<{ readonly key: string; readonly value: OtlpValue }>
-}
-interface OtlpExport {
-  readonly resourceSpans: ReadonlyArray<{
-    readonly resource?: { readonly attributes?: ReadonlyArray<{ readonly key: string; readonly value: OtlpValue }> }
-    readonly scopeSpans: ReadonlyArray<{ readonly spans?: ReadonlyArray<OtlpSpan> }>
-  }>
-}
-
-/** A receiver of OTLP/HTTP JSON exports: every request's path, content type and parsed body. */
+/**
+ * A receiver of OTLP/HTTP exports: every request's path, content type, raw body and body read by its content type
+ * (protobuf or JSON).
+ */
 const receiver = async () => {
-  const received: Array<{ readonly path: string; readonly contentType: string; readonly body: OtlpExport }> = []
+  const received: Array<
+    { readonly path: string; readonly contentType: string; readonly raw: Buffer; readonly body: OtlpExport }
+  > = []
   const server = Http.createServer((request, response) => {
     const chunks: Array<Buffer> = []
     request.on("data", (chunk: Buffer) => chunks.push(chunk))
     request.on("end", () => {
+      const raw = Buffer.concat(chunks)
+      const contentType = request.headers["content-type"] ?? ""
+      const protobuf = contentType === "application/x-protobuf"
       received.push({
         path: request.url ?? "",
-        contentType: request.headers["content-type"] ?? "",
-        body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as OtlpExport
+        contentType,
+        raw,
+        body: protobuf ? decodeTraces(raw) : JSON.parse(raw.toString("utf8")) as OtlpExport
       })
-      response.writeHead(200, { "content-type": "application/json" }).end("{}")
+      if (protobuf) response.writeHead(200, { "content-type": "application/x-protobuf" }).end()
+      else response.writeHead(200, { "content-type": "application/json" }).end("{}")
     })
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -79,13 +73,35 @@ afterEach(async () => {
   await otlp?.close()
 })
 
+const PROTOCOLS = [
+  { protocol: "protobuf, the default", env: {}, contentType: /^application\/x-protobuf$/, file: "protobuf" },
+  {
+    protocol: "JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json)",
+    env: { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" },
+    contentType: /^application\/json/,
+    file: "json"
+  },
+  {
+    // The traces' own variable wins over the general one.
+    protocol: "protobuf (OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http/protobuf over OTEL_EXPORTER_OTLP_PROTOCOL=http/json)",
+    env: { OTEL_EXPORTER_OTLP_PROTOCOL: "http/json", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf" },
+    contentType: /^application\/x-protobuf$/,
+    file: "traces-protobuf"
+  }
+] as const
+
 describe("OTLP/HTTP export", () => {
-  it("sends the request span and its store-call children to OTEL_EXPORTER_OTLP_ENDPOINT", async () => {
+  it.each(PROTOCOLS)("sends the request span and its store-call children to OTEL_EXPORTER_OTLP_ENDPOINT as $protocol", async ({ contentType, env, file }) => {
     otlp = await receiver()
-    const db = `sqlite:${join(dir.path, "otlp.db")}`
-    await stintJson(["seed", writeJson(join(dir.path, "fixture.json"), fixture), "--database", db])
+    const db = `sqlite:${join(dir.path, `otlp-${file}.db`)}`
+    await stintJson(["seed", writeJson(join(dir.path, `fixture-${file}.json`), fixture), "--database", db])
     server = await serve(["--port", "0", "--database", db], {
-      env: { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_SERVICE_NAME: "stint-under-test" }
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+        OTEL_SERVICE_NAME: "stint-under-test",
+        ...env
+      }
     })
     const response = await fetch(`${server.url}/api/v1/clients`, { headers: { authorization: `Bearer ${ownerKey}` } })
     expect(response.status).toBe(200)
@@ -94,7 +110,7 @@ describe("OTLP/HTTP export", () => {
     const receiving = otlp
     const span = await eventually(() => receiving.spans().find((s) => s.name === "GET /api/v1/clients"), 20_000)
     expect(receiving.received[0]?.path).toBe("/v1/traces")
-    expect(receiving.received[0]?.contentType).toMatch(/^application\/json/)
+    expect(receiving.received[0]?.contentType).toMatch(contentType)
     expect(receiving.received[0]?.body.resourceSpans[0]?.resource?.attributes).toContainEqual({
       key: "service.name",
       value: { stringValue: "stint-under-test" }
@@ -108,7 +124,9 @@ describe("OTLP/HTTP export", () => {
       return found.length === 2 ? found : undefined
     }, 20_000)
     expect(children).toEqual(["Store.authenticate", "Store.listClients"])
-    expect(JSON.stringify(receiving.received)).not.toContain(ownerKey)
+    expect(span.traceId).toMatch(/^[0-9a-f]{32}$/)
+    expect(span.spanId).toMatch(/^[0-9a-f]{16}$/)
+    for (const { raw } of receiving.received) expect(raw.toString("latin1")).not.toContain(ownerKey)
 
     const line = server.lines.find((l) => l.includes(String(requestId)))
     expect((JSON.parse(line ?? "{}") as { annotations?: { traceId?: string } }).annotations?.traceId)

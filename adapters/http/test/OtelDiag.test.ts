@@ -61,19 +61,20 @@ describe("unsupported", () => {
     expect(OtelDiag.unsupported({
       OTEL_TRACES_EXPORTER: "otlp",
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
       OTEL_PROPAGATORS: "tracecontext, baggage"
     })).toEqual([])
     expect(OtelDiag.unsupported({})).toEqual([])
     const warnings = OtelDiag.unsupported({
       OTEL_TRACES_EXPORTER: "zipkin",
       OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
-      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc",
       OTEL_PROPAGATORS: "tracecontext,b3"
     })
     expect(warnings).toHaveLength(4)
     expect(warnings[0]).toMatch(/^OTEL_TRACES_EXPORTER=zipkin is not supported \(zipkin\)/)
     expect(warnings[1]).toMatch(/^OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported/)
-    expect(warnings[2]).toMatch(/^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=http\/protobuf is not supported/)
+    expect(warnings[2]).toMatch(/^OTEL_EXPORTER_OTLP_TRACES_PROTOCOL=grpc is not supported/)
     expect(warnings[3]).toMatch(/^OTEL_PROPAGATORS=tracecontext,b3 is not supported \(b3\)/)
   })
 })

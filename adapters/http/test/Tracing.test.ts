@@ -611,3 +611,20 @@ describe("request spans", () => {
     expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["aborted", "completed", "request"])
   })
 })
+
+describe("the OTLP protocol", () => {
+  it("is protobuf unless the standard variables ask for JSON; the traces' own variable comes first", () => {
+    expect(Tracing.protocolOf({})).toBe("http/protobuf")
+    expect(Tracing.protocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/json" })).toBe("http/json")
+    expect(Tracing.protocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: " HTTP/JSON " })).toBe("http/json")
+    expect(Tracing.protocolOf({ OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" })).toBe("http/json")
+    expect(Tracing.protocolOf({
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/protobuf"
+    })).toBe("http/protobuf")
+    expect(Tracing.protocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: "http/protobuf", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "" }))
+      .toBe("http/protobuf")
+    // A protocol Stint does not speak (`stint serve` warns): the default.
+    expect(Tracing.protocolOf({ OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" })).toBe("http/protobuf")
+  })
+})

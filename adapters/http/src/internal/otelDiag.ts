@@ -78,8 +78,16 @@ const safeString = (value: unknown): string => {
 /** Values of the standard variables that Stint reads as written; anything else is warned about. */
 const SUPPORTED: ReadonlyArray<{ readonly name: string; readonly values: ReadonlyArray<string>; readonly does: string }> = [
   { name: "OTEL_TRACES_EXPORTER", values: ["otlp", "none"], does: "spans are exported over OTLP/HTTP" },
-  { name: "OTEL_EXPORTER_OTLP_PROTOCOL", values: ["http/json"], does: "spans are exported as OTLP/HTTP JSON" },
-  { name: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", values: ["http/json"], does: "spans are exported as OTLP/HTTP JSON" },
+  {
+    name: "OTEL_EXPORTER_OTLP_PROTOCOL",
+    values: ["http/protobuf", "http/json"],
+    does: "spans are exported over OTLP/HTTP, as protobuf unless http/json is asked for"
+  },
+  {
+    name: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    values: ["http/protobuf", "http/json"],
+    does: "spans are exported over OTLP/HTTP, as protobuf unless http/json is asked for"
+  },
   {
     name: "OTEL_PROPAGATORS",
     values: ["tracecontext", "baggage", "none"],
