@@ -48,6 +48,17 @@ export const httpRequestDuration = Metric.histogram(
 )
 
 /**
+ * `stint_http_requests_aborted_total`: requests whose client went away before the answer (their handling was
+ * interrupted; logged as `request aborted by the client`). Not in `stint_http_requests_total`, which counts answers.
+ *
+ * @since 0.1.0
+ */
+export const httpRequestsAborted = Metric.counter("stint_http_requests_aborted", {
+  description: "HTTP requests abandoned by their client before the answer (handling interrupted).",
+  incremental: true
+})
+
+/**
  * `stint_rate_limit_rejections_total`: requests refused with 429 (counted where the store says no).
  *
  * @since 0.1.0
@@ -175,6 +186,7 @@ export const eventLoopLag = Metric.gauge("nodejs_eventloop_lag_seconds", {
 export const names: ReadonlyArray<string> = [
   "stint_http_requests_total",
   "stint_http_request_duration_seconds",
+  "stint_http_requests_aborted_total",
   "stint_rate_limit_rejections_total",
   "stint_idempotent_replays_total",
   "stint_idempotency_conflicts_total",
@@ -195,6 +207,7 @@ export const names: ReadonlyArray<string> = [
  * @since 0.1.0
  */
 export const unlabelled: ReadonlyArray<Metric.Metric.Counter<number>> = [
+  httpRequestsAborted,
   rateLimitRejections,
   idempotentReplays,
   idempotencyConflicts,
@@ -300,4 +313,13 @@ export const recordRequest = (record: RequestRecord): void => {
   const found = labelsOfRequest(method, record.route ?? "none", record.status, record.code ?? "none")
   httpRequests.unsafeUpdate(1, found.counter)
   httpRequestDuration.unsafeUpdate(record.durationMs / 1000, found.duration)
+}
+
+/**
+ * Counts a request its client abandoned.
+ *
+ * @since 0.1.0
+ */
+export const recordAborted = (): void => {
+  httpRequestsAborted.unsafeUpdate(1, [])
 }

@@ -325,7 +325,8 @@ const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> =>
  * The hooks for what is switched on: with tracing, a server span per request named after its route
  * (`POST /api/v1/timers/start`, the method alone when no route matched, `HTTP` instead of a method that is not known:
  * `internal/httpMethod.ts`) with its method, route, status, error code, request id and key id (never the key), and
- * `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics.
+ * `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics
+ * (an abandoned request counted in `stint_http_requests_aborted_total`).
  * Both off: no hooks at all.
  *
  * @since 0.1.0
@@ -343,8 +344,22 @@ export const hooks = (shape: ObserverShape): Observer.Observer => {
       record(completed)
       return Effect.succeed(noFields)
     }
+  const abandoned = shape.tracing
+    ? shape.metrics
+      ? (arrived: Observer.Arrived) => {
+        Metrics.recordAborted()
+        return aborted(arrived)
+      }
+      : aborted
+    : shape.metrics
+    ? () => {
+      Metrics.recordAborted()
+      return noFields
+    }
+    : undefined
   return {
-    ...(shape.tracing ? { request: traced, aborted } : {}),
+    ...(shape.tracing ? { request: traced } : {}),
+    ...(abandoned === undefined ? {} : { aborted: abandoned }),
     ...(completed === undefined ? {} : { completed })
   }
 }

@@ -56,8 +56,9 @@ export interface Observer {
    */
   readonly completed?: (record: Completed, arrived: Arrived) => Effect.Effect<Readonly<Record<string, string>>>
   /**
-   * Called instead of `completed` for a request its client abandoned (its handling was interrupted), with the request
-   * `request` was given: fields to add to the line that logs it (`traceId`, say), or none. Must not throw.
+   * Called once instead of `completed` for a request its client abandoned (its handling was interrupted), with the
+   * request `request` was given, whether or not the log writes the line: fields to add to the line that logs it
+   * (`traceId`, say), or none. Must not throw.
    */
   readonly aborted?: (arrived: Arrived) => Readonly<Record<string, string>>
 }

@@ -19,6 +19,8 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Tracer from "effect/Tracer"
@@ -354,36 +356,58 @@ describe("request spans", () => {
       }
     }))
 
-  describe("a store call cut short by its client going away is not measured (how long it ran is not how long it takes)", () => {
+  describe("a request its client abandons is counted as abandoned, not answered; the store call it was in is not measured (how long it ran is not how long it takes)", () => {
     const durations = (method: string) =>
       Number(
         Effect.runSync(Metric.value(Metric.taggedWithLabels(Metrics.storeCallDuration, Metrics.labels(["method", method]))))
           .count
       )
-    const abandoned = (tracing: boolean) => {
+    const abortedCount = () => Effect.runSync(Metric.value(Metrics.httpRequestsAborted)).count
+    /** Every answered request so far, whatever its labels. */
+    const answeredCount = () =>
+      Effect.runSync(Metric.snapshot).reduce(
+        (sum, pair) =>
+          pair.metricKey.name === "stint_http_requests" && "count" in pair.metricState
+            ? sum + Number(pair.metricState.count)
+            : sum,
+        0
+      )
+    const abandoned = (tracing: boolean, quiet = false) => {
       const { hanging, inCall } = hangingFindActiveEntry()
       const observability: Observability.Options = {
         metrics: { port: 0 },
         ...(tracing ? { spanProcessors: [new SimpleSpanProcessor(exporter)] } : {})
       }
       return withServer(memory, {
-        services: Observability.layer(observability),
+        // Quiet: the log's minimum level is above the line's (INFO), so no line is written.
+        services: quiet
+          ? Layer.merge(Observability.layer(observability), Logger.minimumLogLevel(LogLevel.Warning))
+          : Observability.layer(observability),
         observer: Observability.hooks(Observability.shapeOf(observability)),
         store: (layer) => Observability.storeLayer(observability).pipe(Layer.provide(hanging(layer)))
       })(async (server) => {
-        const before = { authenticate: durations("authenticate"), findActiveEntry: durations("findActiveEntry") }
+        const before = {
+          authenticate: durations("authenticate"),
+          findActiveEntry: durations("findActiveEntry"),
+          aborted: abortedCount(),
+          answered: answeredCount()
+        }
         await abandonTimerRequest(server.port, inCall)
         for (let waited = 0; waited < 5_000; waited += 10) {
-          if (server.logs().some((line) => line.message === "request aborted by the client")) break
+          if (abortedCount() - before.aborted > 0) break
           await new Promise((resolve) => setTimeout(resolve, 10))
         }
-        expect(server.logs().some((line) => line.message === "request aborted by the client")).toBe(true)
+        expect(server.logs().some((line) => line.message === "request aborted by the client")).toBe(!quiet)
         expect(durations("authenticate") - before.authenticate).toBe(1)
         expect(durations("findActiveEntry") - before.findActiveEntry).toBe(0)
+        // Counted once as abandoned, and not as answered.
+        expect(abortedCount() - before.aborted).toBe(1)
+        expect(answeredCount() - before.answered).toBe(0)
       })
     }
     it("with metrics alone", () => abandoned(false))
     it("with metrics and traces (the call's span ends as interrupted)", () => abandoned(true))
+    it("with metrics, the log above INFO: counted all the same, no line", () => abandoned(false, true))
 
     it("a call that ends with an interruption of its own (a child fiber's), its request alive, is measured", () =>
       Effect.runPromise(
@@ -607,7 +631,7 @@ describe("request spans", () => {
 
   it("switched off, there are no hooks to call at all; each part switches on its own hook", () => {
     expect(Observability.hooks({ metrics: false, tracing: false })).toEqual({})
-    expect(Object.keys(Observability.hooks({ metrics: true, tracing: false }))).toEqual(["completed"])
+    expect(Object.keys(Observability.hooks({ metrics: true, tracing: false })).sort()).toEqual(["aborted", "completed"])
     expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["aborted", "completed", "request"])
   })
 })

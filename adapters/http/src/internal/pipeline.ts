@@ -229,11 +229,14 @@ export const runner = (
         if (logs(answered.level)) {
           options.log.write(logLine("request", answered.level, answered.annotations, answered.cause, fiberId))
         }
-      } else if (logs(LogLevel.Info)) {
-        const annotations: Record<string, unknown> = { requestId, method: incoming.method, path: pathOf(incoming.url) }
+      } else {
+        // The observer hears of it whether or not the line is written (a counter of abandoned requests, say).
         const extra = abortedFields(options.observer, incoming)
-        for (const name in extra) annotations[name] = extra[name]
-        options.log.write(logLine("request aborted by the client", LogLevel.Info, annotations, Cause.empty, fiberId))
+        if (logs(LogLevel.Info)) {
+          const annotations: Record<string, unknown> = { requestId, method: incoming.method, path: pathOf(incoming.url) }
+          for (const name in extra) annotations[name] = extra[name]
+          options.log.write(logLine("request aborted by the client", LogLevel.Info, annotations, Cause.empty, fiberId))
+        }
       }
     })
     return entry.interrupt
