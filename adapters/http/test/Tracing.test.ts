@@ -12,7 +12,7 @@ import {
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
 import { Errors, MemoryStore, Store } from "@stint/core"
-import { Metrics, Observability, ObservedStore, Tracing } from "@stint/http"
+import { Handler, Metrics, Observability, ObservedStore, Tracing } from "@stint/http"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -27,6 +27,7 @@ import * as Tracer from "effect/Tracer"
 import * as Http from "node:http"
 import { beforeEach, describe, expect, it } from "vitest"
 import * as OtelSpan from "../src/internal/otelSpan.js"
+import { nodeServer, send } from "./HandlerHarness.js"
 import { ids, keys } from "./ServerFixture.js"
 import { type Options, stores, withServer } from "./ServerHarness.js"
 
@@ -336,6 +337,29 @@ describe("request spans", () => {
           isChild(spanNamed("Store.ping"), spanNamed("embedder.work"))
         })
       ))
+  })
+
+  it("Handler.make with Observability.layer merged into its store layer: a request span and its store call's", async () => {
+    const observability: Observability.Options = { spanProcessors: [new SimpleSpanProcessor(exporter)] }
+    const handler = Handler.make(
+      Layer.merge(
+        Observability.storeLayer(observability).pipe(Layer.provide(MemoryStore.layerMemory)),
+        Observability.layer(observability)
+      ),
+      { log: false, observer: Observability.hooks(Observability.shapeOf(observability)) }
+    )
+    const server = await nodeServer(handler.node)
+    try {
+      exporter.reset()
+      const reply = await send(server.url, { method: "GET", path: "/readyz" })
+      expect(reply.status).toBe(200)
+      const span = only(serverSpans())
+      expect(span.name).toBe("GET /readyz")
+      expect(childrenOf(span).map((call) => call.name)).toEqual(["Store.ping"])
+    } finally {
+      await server.close()
+      await handler.dispose()
+    }
   })
 
   it("store-call spans lie within their request span (one clock for both)", () =>
