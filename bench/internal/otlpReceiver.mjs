@@ -18,6 +18,7 @@ import { fstatSync } from "node:fs"
 import * as Http from "node:http"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { repeated } from "../../testing/protobufWire.mjs"
 
 const self = fileURLToPath(import.meta.url)
 
@@ -41,44 +42,14 @@ export const start = async () => {
   }
 }
 
-/** The length-delimited fields numbered `field` in protobuf `bytes` from `start` to `end`, as [start, end) pairs. */
-const lengthDelimited = (bytes, start, end, field) => {
-  const found = []
-  let at = start
-  const varint = () => {
-    let value = 0
-    let shift = 0
-    for (;;) {
-      const byte = bytes[at++]
-      if (byte === undefined) throw new Error("truncated protobuf")
-      value += (byte & 0x7f) * 2 ** shift
-      if (byte < 0x80) return value
-      shift += 7
-    }
-  }
-  while (at < end) {
-    const tag = varint()
-    const wire = tag & 7
-    if (wire === 0) varint()
-    else if (wire === 1) at += 8
-    else if (wire === 5) at += 4
-    else if (wire === 2) {
-      const length = varint()
-      if (tag >>> 3 === field) found.push([at, at + length])
-      at += length
-    } else throw new Error(`protobuf wire type ${wire} not expected in OTLP`)
-  }
-  return found
-}
-
 /**
  * The spans in an OTLP/protobuf `ExportTraceServiceRequest`: its `resource_spans` (field 1), their `scope_spans`
- * (field 2), their `spans` (field 2).
+ * (field 2), their `spans` (field 2), read with the tests' wire reader; the spans themselves are counted, not read.
  */
 const countProtobufSpans = (bytes) => {
   let spans = 0
-  for (const [rs, re] of lengthDelimited(bytes, 0, bytes.length, 1)) {
-    for (const [ss, se] of lengthDelimited(bytes, rs, re, 2)) spans += lengthDelimited(bytes, ss, se, 2).length
+  for (const resourceSpans of repeated(bytes, 1)) {
+    for (const scopeSpans of repeated(resourceSpans, 2)) spans += repeated(scopeSpans, 2).length
   }
   return spans
 }

@@ -2,8 +2,11 @@
  * Reads an OTLP/protobuf `ExportTraceServiceRequest` (what the SDK's `http/protobuf` exporter posts) into the shape of
  * its OTLP/JSON form, for the parts the tests look at: resource attributes, and each span's ids (lowercase hex),
  * parent, name and attributes. A reader of protobuf's wire format written from the OTLP `.proto` field numbers, not
- * the SDK's serializer run backwards, so that a test checks what went over the wire.
+ * the SDK's serializer run backwards, so that a test checks what went over the wire. The wire format itself is read by
+ * `testing/protobufWire.mjs`, which the benchmarks' OTLP receiver shares.
  */
+
+import { type Field, fields, repeated } from "../../../testing/protobufWire.mjs"
 
 export interface OtlpValue {
   readonly stringValue?: string
@@ -29,51 +32,27 @@ export interface OtlpExport {
   }>
 }
 
-/** One field of a message: its number, and its value (a varint, the 8 or 4 bytes of a fixed one, or the bytes). */
-interface Field {
-  readonly number: number
-  readonly varint?: bigint
-  readonly bytes?: Uint8Array
+/**
+ * A message read once: its fields by number, in wire order. (`fields` reads the whole message; reading it once per
+ * message, rather than once per field looked up, reads each byte once per level of nesting.)
+ */
+interface Message {
+  readonly one: (number: number) => Field | undefined
+  readonly all: (number: number) => ReadonlyArray<Uint8Array>
 }
 
-const fields = (message: Uint8Array): ReadonlyArray<Field> => {
-  const found: Array<Field> = []
-  let at = 0
-  const varint = (): bigint => {
-    let value = 0n
-    let shift = 0n
-    for (;;) {
-      const byte = message[at++]
-      if (byte === undefined) throw new Error("protobuf: truncated varint")
-      value |= BigInt(byte & 0x7f) << shift
-      if (byte < 0x80) return value
-      shift += 7n
-    }
+const read = (message: Uint8Array): Message => {
+  const byNumber = new Map<number, Array<Field>>()
+  for (const field of fields(message)) {
+    const same = byNumber.get(field.number)
+    if (same === undefined) byNumber.set(field.number, [field])
+    else same.push(field)
   }
-  const take = (length: number): Uint8Array => {
-    if (at + length > message.length) throw new Error("protobuf: field runs past its message")
-    const bytes = message.subarray(at, at + length)
-    at += length
-    return bytes
+  return {
+    one: (number) => byNumber.get(number)?.[0],
+    all: (number) => (byNumber.get(number) ?? []).flatMap((field) => field.bytes === undefined ? [] : [field.bytes])
   }
-  while (at < message.length) {
-    const tag = Number(varint())
-    const number = tag >>> 3
-    const wire = tag & 7
-    if (wire === 0) found.push({ number, varint: varint() })
-    else if (wire === 1) found.push({ number, bytes: take(8) })
-    else if (wire === 2) found.push({ number, bytes: take(Number(varint())) })
-    else if (wire === 5) found.push({ number, bytes: take(4) })
-    else throw new Error(`protobuf: wire type ${wire} (field ${number}) is not used by OTLP`)
-  }
-  return found
 }
-
-const all = (message: Uint8Array, number: number): ReadonlyArray<Uint8Array> =>
-  fields(message).flatMap((field) => field.number === number && field.bytes !== undefined ? [field.bytes] : [])
-
-const one = (message: Uint8Array, number: number): Field | undefined =>
-  fields(message).find((field) => field.number === number)
 
 const text = (bytes: Uint8Array | undefined): string => new TextDecoder().decode(bytes ?? new Uint8Array())
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex")
@@ -97,17 +76,21 @@ const value = (message: Uint8Array): OtlpValue => {
 }
 
 /** `KeyValue`: key 1, value 2. */
-const attributes = (message: Uint8Array, number: number): ReadonlyArray<OtlpAttribute> =>
-  all(message, number).map((pair) => ({ key: text(one(pair, 1)?.bytes), value: value(one(pair, 2)?.bytes ?? new Uint8Array()) }))
+const attributes = (message: Message, number: number): ReadonlyArray<OtlpAttribute> =>
+  message.all(number).map((bytes) => {
+    const pair = read(bytes)
+    return { key: text(pair.one(1)?.bytes), value: value(pair.one(2)?.bytes ?? new Uint8Array()) }
+  })
 
 /** `Span`: trace_id 1, span_id 2, parent_span_id 4, name 5, attributes 9. */
-const span = (message: Uint8Array): OtlpSpan => {
-  const parent = one(message, 4)?.bytes
+const span = (bytes: Uint8Array): OtlpSpan => {
+  const message = read(bytes)
+  const parent = message.one(4)?.bytes
   return {
-    traceId: hex(one(message, 1)?.bytes ?? new Uint8Array()),
-    spanId: hex(one(message, 2)?.bytes ?? new Uint8Array()),
+    traceId: hex(message.one(1)?.bytes ?? new Uint8Array()),
+    spanId: hex(message.one(2)?.bytes ?? new Uint8Array()),
     ...(parent === undefined || parent.length === 0 ? {} : { parentSpanId: hex(parent) }),
-    name: text(one(message, 5)?.bytes),
+    name: text(message.one(5)?.bytes),
     attributes: attributes(message, 9)
   }
 }
@@ -117,11 +100,12 @@ const span = (message: Uint8Array): OtlpSpan => {
  * 2; `ScopeSpans`: spans 2.
  */
 export const decodeTraces = (body: Uint8Array): OtlpExport => ({
-  resourceSpans: all(body, 1).map((resourceSpans) => {
-    const resource = one(resourceSpans, 1)?.bytes
+  resourceSpans: repeated(body, 1).map((bytes) => {
+    const resourceSpans = read(bytes)
+    const resource = resourceSpans.one(1)?.bytes
     return {
-      ...(resource === undefined ? {} : { resource: { attributes: attributes(resource, 1) } }),
-      scopeSpans: all(resourceSpans, 2).map((scopeSpans) => ({ spans: all(scopeSpans, 2).map(span) }))
+      ...(resource === undefined ? {} : { resource: { attributes: attributes(read(resource), 1) } }),
+      scopeSpans: resourceSpans.all(2).map((scopeSpans) => ({ spans: repeated(scopeSpans, 2).map(span) }))
     }
   })
 })
