@@ -171,6 +171,9 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
         headersTimeout: requestTimeout,
         connectionsCheckingInterval: Math.min(1_000, requestTimeout)
       }, serve)
+      // Node keeps the first 2,000 header lines of a request and drops the rest without a word (an `Authorization`
+      // or `Idempotency-Key` among them would be lost). Their size is capped anyway (16 KiB, the 400 below): no count.
+      server.maxHeadersCount = 0
       // An `Expect` other than `100-continue`: Node would answer a bare 417; HTTP lets a server ignore an expectation
       // it does not know, so the request is served as any other.
       server.on("checkExpectation", serve)
@@ -183,29 +186,8 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
       const tracker = Shutdown.track(server)
       /** Connections whose unparseable request the routes are answering (a method Node's parser does not know). */
       const answering = new WeakSet<Stream.Duplex>()
-      server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
-        // Garbage behind a request still running on this connection: answer that request, then close. A 400 here
-        // would be read as the running request's answer (and a committed start taken for a refused one). When the
-        // garbage is inside the running request's own body (a malformed chunk), that body will never end: its
-        // request reads it as unreadable (400 INVALID_REQUEST in its own answer) instead of waiting for it forever.
-        if (tracker.busy(socket)) {
-          // The client closed its side in the middle of a request's body: it abandoned the request, which ends as
-          // aborted (its connection destroyed, its handling interrupted), not as a 400 nobody reads.
-          if (error.code === "HPE_INVALID_EOF_STATE" || error.code === "ECONNRESET") return socket.destroy()
-          const running = tracker.running(socket)
-          if (running !== undefined) Body.breakBody(running)
-          return tracker.closeWhenIdle(socket)
-        }
-        // Being answered already (below): more bytes of the same request make the parser fail again.
-        if (answering.has(socket)) return
-        // A method Node's parser does not know: answered by the routes (404, or 405 with `Allow`), then closed.
-        const unknown = error.code === "HPE_INVALID_METHOD"
-          ? NodeIo.unknownMethod((error as { readonly rawPacket?: unknown }).rawPacket, socket)
-          : undefined
-        if (unknown !== undefined) {
-          answering.add(socket)
-          return void runner.run(unknown, (out) => void NodeIo.writeRaw(socket, out))
-        }
+      /** Answers a request Node could not parse with the spec's 400 and closes its connection; logs it. */
+      const refuse = (error: NodeJS.ErrnoException, socket: Stream.Duplex) => {
         const requestId = randomUUID()
         const message = error.code === "ERR_HTTP_REQUEST_TIMEOUT"
           ? "The HTTP request did not arrive in time."
@@ -220,6 +202,37 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
           code: "INVALID_REQUEST",
           reason: error.code ?? "malformed HTTP request"
         }, Cause.empty, "#0"))
+      }
+      server.on("clientError", (error: NodeJS.ErrnoException, socket) => {
+        // Being answered already (below): more bytes of the same request make the parser fail again.
+        if (answering.has(socket)) return
+        if (tracker.busy(socket)) {
+          // The client closed its side in the middle of a request's body: it abandoned the request, which ends as
+          // aborted (its connection destroyed, its handling interrupted), not as a 400 nobody reads.
+          if (error.code === "HPE_INVALID_EOF_STATE" || error.code === "ECONNRESET") return socket.destroy()
+          // Garbage inside the body of the last request Node parsed (a malformed chunk): that body will never end,
+          // so its request reads it as unreadable (400 INVALID_REQUEST in its own answer) instead of waiting for it
+          // forever; then the connection closes.
+          const running = tracker.running(socket)
+          if (running !== undefined && !running.complete) {
+            Body.breakBody(running)
+            return tracker.closeWhenIdle(socket)
+          }
+          // Garbage behind requests parsed whole (pipelined): a request of its own, answered in its turn, once those
+          // before it have been. A 400 now would be read as the running request's answer (and a committed start
+          // taken for a refused one).
+          answering.add(socket)
+          return tracker.whenIdle(socket, () => refuse(error, socket))
+        }
+        // A method Node's parser does not know: answered by the routes (404, or 405 with `Allow`), then closed.
+        const unknown = error.code === "HPE_INVALID_METHOD"
+          ? NodeIo.unknownMethod((error as { readonly rawPacket?: unknown }).rawPacket, socket)
+          : undefined
+        if (unknown !== undefined) {
+          answering.add(socket)
+          return void runner.run(unknown, (out) => void NodeIo.writeRaw(socket, out))
+        }
+        refuse(error, socket)
       })
       yield* listen(server, options.host, options.port)
       yield* Effect.addFinalizer(() =>

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { ids, keys } from "./ServerFixture.js"
-import { expectError, type Harness, stores, withServer } from "./ServerHarness.js"
+import { expectError, type Harness, rawExchange, stores, withServer } from "./ServerHarness.js"
 
 const post = (h: Harness, path: string, body: string | Buffer | undefined, headers: Record<string, string>) =>
   h.send({ method: "POST", path, headers, ...(body === undefined ? {} : { body }) })
@@ -41,6 +41,29 @@ for (const store of stores) {
         }
         expectError(await h.send({ method: "GET", path: "/api/v1/clients/..", headers: bearer(keys.owner) }), 404, "NOT_FOUND")
         expectError(await h.send({ method: "GET", path: "/api/v1/timer/../nope" }), 404, "NOT_FOUND")
+      }))
+
+    it("a backslash in the path is a character of its segment, not a `/`: no route has one (404)", () =>
+      withServer(store)(async (h) => {
+        // URL parsing reads `\\` in an http path as `/`; a proxy in front, checking paths by HTTP's rules, does not.
+        for (const path of ["/api\\v1\\clients", "/api/v1\\clients", "/api/v1/clients\\"]) {
+          const raw = await rawExchange(
+            h.port,
+            `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}\r\nConnection: close\r\n\r\n`
+          )
+          expect({ path, head: raw.slice(0, 12) }).toEqual({ path, head: "HTTP/1.1 404" })
+          expect(JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4))).toMatchObject({ error: { code: "NOT_FOUND" } })
+        }
+      }))
+
+    it("every header line is read, however many: Node would drop those after the 2,000th without a word", () =>
+      withServer(store)(async (h) => {
+        const filler = "a:1\r\n".repeat(2_500)
+        const raw = await rawExchange(
+          h.port,
+          `GET /api/v1/clients HTTP/1.1\r\nHost: x\r\n${filler}Authorization: Bearer ${keys.owner}\r\nConnection: close\r\n\r\n`
+        )
+        expect(raw.slice(0, 12)).toBe("HTTP/1.1 200")
       }))
 
     it("a known path with another method is 405 METHOD_NOT_ALLOWED with Allow, before authentication", () =>
@@ -188,6 +211,33 @@ for (const store of stores) {
           "content-encoding": "gzip"
         })
         expect(stopped.status).toBe(200)
+      }))
+
+    it("a body with a transfer coding other than chunked (gzip, chunked) is 400 INVALID_REQUEST naming it", () =>
+      withServer(store)(async (h) => {
+        // Node's parser undoes the chunked framing only: the body would be read as still encoded (or, sent plain
+        // under that label, as if it were not).
+        const exchange = (codings: string, key: string) =>
+          rawExchange(
+            h.port,
+            `POST /api/v1/projects HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAuthorization: Bearer ${key}\r\n` +
+              `Transfer-Encoding: ${codings}\r\nConnection: close\r\n\r\n` +
+              `${Buffer.byteLength(project).toString(16)}\r\n${project}\r\n0\r\n\r\n`
+          )
+        const bodyOf = (raw: string) => JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4)) as unknown
+        const refused = await exchange("gzip, chunked", keys.owner)
+        expect(refused.slice(0, 12)).toBe("HTTP/1.1 400")
+        expect(bodyOf(refused)).toMatchObject({
+          error: {
+            code: "INVALID_REQUEST",
+            message: "The request body's Transfer-Encoding (gzip, chunked) is not supported: send it with chunked alone, uncompressed.",
+            details: { reason: "unreadable" }
+          }
+        })
+        // Checked after authentication, as every input is; chunked alone (any case) is the framing, read as usual.
+        expect(bodyOf(await exchange("gzip, chunked", `${keys.owner}zz`))).toMatchObject({ error: { code: "INVALID_API_KEY" } })
+        expect((await exchange("Chunked", keys.owner)).slice(0, 12)).toBe("HTTP/1.1 201")
+        expect((await exchange("identity, chunked", keys.owner)).slice(0, 12)).toBe("HTTP/1.1 201")
       }))
 
     it("a missing or empty body is 400 INVALID_REQUEST", () =>

@@ -245,22 +245,44 @@ for (const store of stores) {
           .toBe(false)
       }))
 
-    it("garbage pipelined behind a running start gets no 400: the start is answered, then the connection closes", () =>
+    it("garbage pipelined behind a running start is answered after it: the start's 200, then a 400, then the close", () =>
       withServer(store)(async (h) => {
         const body = JSON.stringify({ projectId: ids.website })
         const start = "POST /api/v1/timers/start HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n" +
           `Authorization: Bearer ${keys.member}\r\nIdempotency-Key: pipelined\r\nContent-Length: ${body.length}\r\n\r\n${body}`
         // One write: Node parses the start, then fails on what follows while the start is still running.
-        const raw = await rawExchange(h.port, `${start}GARBAGE / HTTP/1.1\r\n\r\n`)
-        expect(raw).toMatch(/^HTTP\/1\.1 200 /)
-        expect(raw).toMatch(/\r\nconnection: close\r\n/i)
-        expect(raw).not.toMatch(/HTTP\/1\.1 400 /)
-        const answered = JSON.parse(raw.slice(raw.indexOf("\r\n\r\n") + 4).split("\r\n")[0] ?? raw) as { timer: { id: string } }
+        const raw = await rawExchange(h.port, `${start}GET / HTTP/9.9\r\nHost: x\r\n\r\n`)
+        // Two answers, in order: a 400 first would be read as the start's answer (and a committed start as refused).
+        expect(raw.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 400"])
+        const [startHead = "", startRest = ""] = raw.split("\r\n\r\n")
+        // The start's answer does not close the connection: an answer follows it.
+        expect(startHead).not.toMatch(/\r\nconnection: close(\r\n|$)/i)
+        const answered = JSON.parse(startRest.slice(0, startRest.indexOf("HTTP/1.1 400"))) as { timer: { id: string } }
+        const refusal = raw.slice(raw.indexOf("HTTP/1.1 400"))
+        const [refusalHead = "", refusalBody = ""] = refusal.split("\r\n\r\n")
+        expect(refusalHead).toMatch(/\r\nconnection: close(\r\n|$)/i)
+        const requestId = /x-request-id: (.+)/i.exec(refusalHead)?.[1]
+        expect(JSON.parse(refusalBody)).toEqual({
+          error: { code: "INVALID_REQUEST", message: "The HTTP request could not be parsed.", details: expect.anything() },
+          requestId
+        })
+        expect(lineOf(h, requestId ?? "").annotations).toMatchObject({ status: 400, code: "INVALID_REQUEST" })
         // The client saw exactly what happened: a retry under the same key replays that answer.
         const retry = await h.api("POST", "/api/v1/timers/start", { key: keys.member, idempotencyKey: "pipelined", json: { projectId: ids.website } })
         expect(retry.headers["idempotent-replayed"]).toBe("true")
         expect(retry.body<{ timer: { id: string } }>().timer.id).toBe(answered.timer.id)
       }))
+
+    it("garbage pipelined behind two requests is answered after both, each once, in order", () =>
+      // Every answer is held back 100 ms, so that both requests are still running when the parser fails.
+      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
+        async (h) => {
+          const get = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`
+          const raw = await rawExchange(h.port, `${get}${get}GET / HTTP/1.1\r\nBad Header: 1\r\n\r\n`)
+          expect(raw.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 400"])
+          expect(raw.match(/x-request-id: .+/gi)).toHaveLength(3)
+        }
+      ))
 
     it("a malformed chunk in a running request's body is that request's 400 INVALID_REQUEST; the connection closes", () =>
       withServer(store)(async (h) => {

@@ -1,6 +1,6 @@
 /**
  * `internal/target.ts` splits plain request targets without building a `URL`: for every target, plain or not, its
- * answer must be the WHATWG URL split's.
+ * answer must be the WHATWG URL split's (but for backslashes in the path, which stay characters).
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as fc from "effect/FastCheck"
@@ -49,5 +49,16 @@ describe("request targets", () => {
     expect(Target.parse("/api/v1/timer#x")?.path).toBe("/api/v1/timer")
     expect(Target.parse("/api/v1/time entries")?.path).toBe("/api/v1/time%20entries")
     expect(Target.parse("/api/v1/time-entries?a=b#c")?.query).toEqual([["a", "b"]])
+  })
+
+  it("keep a backslash in the path as a character (URL parsing would make it a `/`), and in the query as sent", () => {
+    expect(new URL("http://localhost/api\\v1\\timer").pathname).toBe("/api/v1/timer")
+    expect(Target.parse("/api\\v1\\timer")?.path).toBe("/api%5Cv1%5Ctimer")
+    expect(Target.parse("/api/v1/timers/a\\..\\b/stop")?.path).toBe("/api/v1/timers/a%5C..%5Cb/stop")
+    expect(Target.parse("/api/v1/time-entries?cursor=a\\b")).toEqual({
+      path: "/api/v1/time-entries",
+      query: [["cursor", "a\\b"]]
+    })
+    expect(Target.below("/time", "/time\\api/v1/timer")).toBeUndefined()
   })
 })

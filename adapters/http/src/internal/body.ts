@@ -34,6 +34,8 @@ export interface Source {
   readonly framed: boolean
   /** Whether the request declares a body without a length (`Transfer-Encoding`). */
   readonly chunked: boolean
+  /** `Transfer-Encoding`, as sent. */
+  readonly transferEncoding: string | undefined
   /** Reads at most `MAX_BYTES` (and discards the rest); called at most once. */
   readonly collect: Effect.Effect<Collected>
 }
@@ -45,18 +47,34 @@ const broken = Request.unreadable("The request body could not be read.")
 const isJsonMediaType = (contentType: string | undefined): boolean =>
   contentType !== undefined && contentType.split(";")[0]?.trim().toLowerCase() === "application/json"
 
+/** The codings a header names, in lower case (two headers arrive joined with ", "; empty items dropped). */
+const codingsOf = (header: string | undefined): ReadonlyArray<string> =>
+  header === undefined
+    ? []
+    : header.split(",").map((coding) => coding.trim().toLowerCase()).filter((coding) => coding !== "")
+
 /**
- * A compressed body (gzip, say) would read as malformed JSON: the refusal names the coding instead. `identity` (any
- * case, also repeated: two headers arrive joined with ", ") is no coding at all.
+ * A compressed body (gzip, say) would read as malformed JSON, or worse, a body labelled compressed and sent plain
+ * would be read as if it were not: the refusal names the coding instead. `identity` (any case, also repeated) is no
+ * coding at all. Of the transfer codings, only `chunked` is undone (by the server's parser, as framing); any other
+ * (`gzip, chunked`) would leave the body encoded.
  */
-const encodedBody = (contentEncoding: string | undefined): Request.Body | undefined => {
-  if (contentEncoding === undefined) return undefined
-  const codings = contentEncoding.split(",").map((coding) => coding.trim().toLowerCase())
-  return codings.every((coding) => coding === "" || coding === "identity")
-    ? undefined
-    : Request.unreadable(
-      `The request body's Content-Encoding (${contentEncoding.trim().slice(0, 40)}) is not supported: send it uncompressed.`
+const encodedBody = (source: Source): Request.Body | undefined => {
+  const content = source.contentEncoding
+  if (codingsOf(content).some((coding) => coding !== "identity")) {
+    return Request.unreadable(
+      `The request body's Content-Encoding (${content?.trim().slice(0, 40)}) is not supported: send it uncompressed.`
     )
+  }
+  const transfer = source.transferEncoding
+  if (codingsOf(transfer).some((coding) => coding !== "chunked" && coding !== "identity")) {
+    return Request.unreadable(
+      `The request body's Transfer-Encoding (${
+        transfer?.trim().slice(0, 40)
+      }) is not supported: send it with chunked alone, uncompressed.`
+    )
+  }
+  return undefined
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true })
@@ -75,7 +93,7 @@ const classify = (source: Source, collected: Collected): Request.Body | undefine
   if (collected._tag === "Complete" && collected.bytes.length === 0) return undefined
   if (collected._tag === "Broken") return broken
   if (!isJsonMediaType(source.contentType)) return wrongType
-  return encodedBody(source.contentEncoding) ??
+  return encodedBody(source) ??
     (collected._tag === "TooLarge" ? tooLarge : parse(collected.bytes))
 }
 
@@ -89,7 +107,7 @@ export const read = (source: Source): Effect.Effect<Request.Body | undefined> =>
   if ((length === undefined || length === "0") && !source.chunked) return Effect.succeed(undefined)
   // Left unread, the body is discarded by the transport once the response is sent.
   if (!isJsonMediaType(source.contentType)) return Effect.succeed(wrongType)
-  const encoded = encodedBody(source.contentEncoding)
+  const encoded = encodedBody(source)
   if (encoded !== undefined) return Effect.succeed(encoded)
   if (Number(length) > MAX_BYTES) return Effect.succeed(tooLarge)
   return Effect.map(source.collect, (collected) => classify(source, collected))
@@ -195,6 +213,7 @@ export const fromNode = (source: Http.IncomingMessage): Source => ({
   contentLength: header(source.headers["content-length"]),
   framed: true,
   chunked: source.headers["transfer-encoding"] !== undefined,
+  transferEncoding: header(source.headers["transfer-encoding"]),
   collect: collectNode(source)
 })
 
@@ -245,6 +264,7 @@ export const fromWeb = (request: globalThis.Request): Source => {
     contentLength,
     framed: contentLength !== undefined || chunked || body === null,
     chunked,
+    transferEncoding: request.headers.get("transfer-encoding") ?? undefined,
     collect: body === null ? Effect.succeed({ _tag: "Complete", bytes: new Uint8Array(0) }) : collectWeb(body)
   }
 }
@@ -273,6 +293,7 @@ export const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Sour
     contentLength: request.headers["content-length"],
     framed: false,
     chunked: request.headers["transfer-encoding"] !== undefined,
+    transferEncoding: request.headers["transfer-encoding"],
     collect: collectStream(request)
   }
 }

@@ -39,6 +39,7 @@ const NO_BODY: Body.Source = {
   contentLength: undefined,
   framed: true,
   chunked: false,
+  transferEncoding: undefined,
   collect: Effect.succeed({ _tag: "Complete", bytes: new Uint8Array(0) })
 }
 

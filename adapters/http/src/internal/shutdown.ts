@@ -25,6 +25,12 @@ export interface Tracker {
    */
   readonly closeWhenIdle: (socket: Stream.Duplex) => void
   /**
+   * Runs `then` once the requests running on this connection have been answered (their answers handed to the socket,
+   * in order), instead of leaving the connection open: to answer, in its turn, a request that Node could not parse
+   * behind them. Only the first `then` given for a connection runs.
+   */
+  readonly whenIdle: (socket: Stream.Duplex, then: () => void) => void
+  /**
    * Stops accepting connections, closes idle ones, and completes once every in-flight request has been answered and
    * every connection is closed; after `timeout`, closes the connections of requests still running.
    */
@@ -39,6 +45,7 @@ export const track = (server: Http.Server): Tracker => {
   /** The last response begun on each connection, while it runs (its request is `response.req`). */
   const latest = new WeakMap<Stream.Duplex, Http.ServerResponse>()
   const closing = new WeakSet<Stream.Duplex>()
+  const waiting = new WeakMap<Stream.Duplex, () => void>()
   server.on("request", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
     inFlight++
     const socket = request.socket
@@ -49,7 +56,13 @@ export const track = (server: Http.Server): Tracker => {
       const left = (perSocket.get(socket) ?? 1) - 1
       perSocket.set(socket, left)
       if (latest.get(socket) === response) latest.delete(socket)
-      if (left === 0 && closing.has(socket)) socket.destroy()
+      if (left === 0) {
+        const then = waiting.get(socket)
+        if (then !== undefined) {
+          waiting.delete(socket)
+          then()
+        } else if (closing.has(socket)) socket.destroy()
+      }
       if (!draining) return
       // A finished request leaves its keep-alive connection idle: close it, and everything once nothing runs.
       if (inFlight === 0) server.closeAllConnections()
@@ -79,6 +92,11 @@ export const track = (server: Http.Server): Tracker => {
       closing.add(socket)
       const response = latest.get(socket)
       if (response !== undefined && !response.headersSent) response.setHeader("Connection", "close")
+    },
+    whenIdle: (socket, then) => {
+      if (waiting.has(socket)) return
+      if ((perSocket.get(socket) ?? 0) === 0) return then()
+      waiting.set(socket, then)
     }
   }
 }

@@ -1,6 +1,7 @@
 /**
  * A request target split into its path and its query pairs, exactly as WHATWG URL parsing splits it
- * (`new URL(target, "http://localhost")`: `pathname`, and `searchParams` in order, repeats kept, percent-decoded).
+ * (`new URL(target, "http://localhost")`: `pathname`, and `searchParams` in order, repeats kept, percent-decoded),
+ * but for one thing: a backslash in the path is a character, not a `/` (`literalBackslashes`).
  *
  * Almost every target the API sees is plain (`/api/v1/timer`, `/api/v1/time-entries?limit=20&cursor=…`): only
  * characters URL parsing leaves as they are, no dot segment, no fragment. Those are split directly, without building a
@@ -24,10 +25,26 @@ export const isPlainPath = (path: string): boolean =>
 
 const NO_PAIRS: ReadonlyArray<readonly [string, string]> = []
 
-/** `target` as URL parsing reads it (origin-form against a placeholder origin), `undefined` when it is no URL. */
+/**
+ * `target` with each backslash before its query encoded (`%5C`). URL parsing reads a backslash in an http URL's path
+ * as `/`, as browsers do with what users type; in a request target it is no separator (HTTP does not allow it there
+ * at all). Read as `/`, `/api\v1\clients` would reach a route that a proxy in front, checking paths by HTTP's rules,
+ * took for another path. Encoded, it stays a character of its segment, and names no route.
+ */
+const literalBackslashes = (target: string): string => {
+  const mark = target.indexOf("?")
+  const path = mark === -1 ? target : target.slice(0, mark)
+  return path.includes("\\") ? path.replaceAll("\\", "%5C") + target.slice(path.length) : target
+}
+
+/**
+ * `target` as URL parsing reads it (origin-form against a placeholder origin), backslashes in its path kept as
+ * characters; `undefined` when it is no URL.
+ */
 const toUrl = (target: string): URL | undefined => {
+  const literal = literalBackslashes(target)
   try {
-    return new URL(target.startsWith("/") ? `http://localhost${target}` : target)
+    return new URL(literal.startsWith("/") ? `http://localhost${literal}` : literal)
   } catch {
     return undefined
   }
