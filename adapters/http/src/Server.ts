@@ -175,8 +175,11 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
       // or `Idempotency-Key` among them would be lost). Their size is capped anyway (16 KiB, the 400 below): no count.
       server.maxHeadersCount = 0
       // An `Expect` other than `100-continue`: Node would answer a bare 417; HTTP lets a server ignore an expectation
-      // it does not know, so the request is served as any other.
-      server.on("checkExpectation", serve)
+      // it does not know, so the request is served as any other, announced as any other (Node announces it only as
+      // `checkExpectation`): the drain and the answer to garbage pipelined behind it count it as running.
+      server.on("checkExpectation", (request: Http.IncomingMessage, response: Http.ServerResponse) => {
+        server.emit("request", request, response)
+      })
       // `CONNECT` (a proxy's method): Node hands over the socket and would close it without a word. No route serves
       // it: the spec's 404, or 405 with `Allow` for a known path, and the connection closed.
       server.on("connect", (request: Http.IncomingMessage, socket: Stream.Duplex) => {

@@ -46,7 +46,7 @@ for (const store of stores) {
     it("a backslash in the path is a character of its segment, not a `/`: no route has one (404)", () =>
       withServer(store)(async (h) => {
         // URL parsing reads `\\` in an http path as `/`; a proxy in front, checking paths by HTTP's rules, does not.
-        for (const path of ["/api\\v1\\clients", "/api/v1\\clients", "/api/v1/clients\\"]) {
+        for (const path of ["/api\\v1\\clients", "/api/v1\\clients"]) {
           const raw = await rawExchange(
             h.port,
             `GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys.owner}\r\nConnection: close\r\n\r\n`

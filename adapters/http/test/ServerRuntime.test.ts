@@ -273,6 +273,39 @@ for (const store of stores) {
         expect(retry.body<{ timer: { id: string } }>().timer.id).toBe(answered.timer.id)
       }))
 
+    it("garbage pipelined behind a request with an unknown Expect waits for its answer too", () =>
+      // Node announces such a request as `checkExpectation` only: it must count as running all the same.
+      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
+        async (h) => {
+          const raw = await rawExchange(h.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\nGET / HTTP/9.9\r\n\r\n")
+          expect(raw.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 400"])
+        }
+      ))
+
+    it("garbage behind a request that closes its connection, or whose client leaves, gets no 400 and no line", () =>
+      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
+        async (h) => {
+          const refusals = () => h.logs().filter((line) => line.annotations["code"] === "INVALID_REQUEST").length
+          // The running request said `Connection: close`: nothing may follow its answer.
+          const closing = await rawExchange(
+            h.port,
+            "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\nGET / HTTP/9.9\r\n\r\n"
+          )
+          expect(closing.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 200"])
+          // The client leaves before the running request is answered: nobody to answer.
+          await new Promise<void>((resolve, reject) => {
+            const socket = Net.connect(h.port, "127.0.0.1", () => {
+              socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/9.9\r\n\r\n")
+              setTimeout(() => socket.destroy(), 20)
+            })
+            socket.on("close", () => resolve())
+            socket.on("error", reject)
+          })
+          await new Promise((resolve) => setTimeout(resolve, 300))
+          expect(refusals()).toBe(0)
+        }
+      ))
+
     it("garbage pipelined behind two requests is answered after both, each once, in order", () =>
       // Every answer is held back 100 ms, so that both requests are still running when the parser fails.
       withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
