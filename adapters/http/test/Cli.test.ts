@@ -95,12 +95,20 @@ describe("usage errors", () => {
     expectOneLineError(result.stderr, /^stint: /)
   })
 
-  it("an empty, hexadecimal or exponent STINT_PORT and an empty host are refused, not read as another address", async () => {
+  it("an empty, hexadecimal or exponent port (STINT_PORT or flag) and an empty host are refused, not read as another address", async () => {
     const db = `sqlite:${freshDb()}`
     for (const env of [{ STINT_PORT: "" }, { STINT_PORT: " 0x10 " }, { STINT_PORT: "1e3" }, { STINT_METRICS_PORT: "" }, { STINT_HOST: "" }]) {
       const result = await stint(["serve", ...("STINT_PORT" in env ? [] : ["--port", "0"]), "--database", db], { env })
       expect(result.code, JSON.stringify(env)).toBe(2)
       expectOneLineError(result.stderr, /^stint: .*(STINT_PORT|STINT_METRICS_PORT|STINT_HOST)/)
+    }
+    // The flags likewise: `Options.integer` would read each of these as a number (16, 1000, 80, 0, 0).
+    for (const [flag, value] of [["--port", "0x10"], ["--port", "1e3"], ["--port", " 80"], ["--port", "+0"], ["--port", "0.0"],
+      ["--port", ""], ["--port", "65536"], ["--metrics-port", "0x10"]] as const) {
+      const result = await stint(["serve", ...(flag === "--port" ? [] : ["--port", "0"]), flag, value, "--database", db])
+      expect(result.code, `${flag} ${value}`).toBe(2)
+      const line = `stint: ${flag} must be an integer from 0 to 65535, got ${JSON.stringify(value)}`
+      expectOneLineError(result.stderr, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`))
     }
     const blankHost = await stint(["serve", "--host", "", "--port", "0", "--database", db])
     expect(blankHost.code).toBe(2)

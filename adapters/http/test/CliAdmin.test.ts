@@ -84,6 +84,14 @@ describe("records created from the command line", () => {
         "assignments", "add", "--project", world.project, "--user", world.member, "--pay-rate-cents", "100", ...db
       ])
     ).toEqual({ projectId: world.project, userId: world.member, payRateCents: 100 })
+    // A rate in decimal digits only: `0x10` or `1e3` would store 16 or 1000 without a word.
+    for (const rate of ["0x10", "1e3", "-1", "2147483648"]) {
+      const refused = await stint([
+        "assignments", "add", "--project", world.project, "--user", world.member, "--pay-rate-cents", rate, ...db
+      ])
+      expect(refused.code, rate).toBe(2)
+      expect(refused.stderr).toBe(`stint: --pay-rate-cents must be an integer from 0 to 2147483647, got "${rate}"\n`)
+    }
     const created = await stint(["keys", "create", "--user", world.owner, "--workspace", world.workspace, ...db])
     expect(created.code, created.stderr).toBe(0)
     expect(created.stdout).toMatch(/^stint_[A-Za-z0-9_-]{43}\n$/)

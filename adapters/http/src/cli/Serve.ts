@@ -19,7 +19,7 @@ import * as Schema from "effect/Schema"
 import * as Database from "../Database.js"
 import { CliError, EXIT_USAGE } from "../internal/cliFailure.js"
 import * as NodeHashing from "../NodeHashing.js"
-import { check, database } from "../internal/cliOptions.js"
+import { check, database, decimal } from "../internal/cliOptions.js"
 import * as Heap from "../internal/heap.js"
 import * as TracingEnabled from "../internal/tracingEnabled.js"
 import type * as Observability from "../Observability.js"
@@ -50,7 +50,7 @@ const Port = Schema.Number.pipe(Schema.int(), Schema.between(0, 65535))
 
 /**
  * A port from the environment: decimal digits only. `Config.integer` would read `0x10` as 16 and `1e3` as 1000, and
- * an empty value is no port at all (the flags take neither).
+ * an empty value is no port at all (the flags take neither: `decimal`).
  */
 const envPort = (name: string): Config.Config<number> =>
   Config.string(name).pipe(Config.mapOrFail((text) =>
@@ -74,7 +74,7 @@ const host = Options.text("host").pipe(
   check("host", NonBlank, "an address, not empty")
 )
 
-const port = Options.integer("port").pipe(
+const port = decimal("port", 65535, "an integer from 0 to 65535").pipe(
   Options.withPseudoName("PORT"),
   Options.withDescription("Port to listen on; 0 picks a free port. Environment: STINT_PORT. Default: 8787."),
   Options.withFallbackConfig(envPort("STINT_PORT")),
@@ -82,7 +82,7 @@ const port = Options.integer("port").pipe(
   check("port", Port, "an integer from 0 to 65535")
 )
 
-const metricsPort = Options.integer("metrics-port").pipe(
+const metricsPort = decimal("metrics-port", 65535, "an integer from 0 to 65535").pipe(
   Options.withPseudoName("PORT"),
   Options.withDescription(
     "Serve Prometheus metrics at http://METRICS_HOST:PORT/metrics, a listener of its own (never the API's port); " +

@@ -45,6 +45,19 @@ export const check = <A, B extends A>(
       onRight: Effect.succeed
     }))
 
+/**
+ * A whole number option written in decimal digits, at most `max`. `Options.integer` reads its value as `Number` does
+ * (`0x10` is 16, `1e3` 1000, ` 80` 80, `+0` and `0.0` 0): a typo would bind another port or store another rate.
+ */
+export const decimal = (flag: string, max: number, expected: string): Options.Options<number> =>
+  Options.text(flag).pipe(Options.mapEffect((text) =>
+    /^[0-9]+$/.test(text) && Number(text) <= max
+      ? Effect.succeed(Number(text))
+      : Effect.fail(
+        ValidationError.invalidValue(HelpDoc.p(Redact.keys(`--${flag} must be ${expected}, got ${JSON.stringify(text)}`)))
+      )
+  ))
+
 /** A required UUID option, written in lowercase. */
 export const uuid = (flag: string, description: string): Options.Options<string> =>
   Options.text(flag).pipe(
@@ -64,8 +77,7 @@ export const name = (flag: string, description: string): Options.Options<string>
 
 /** `--pay-rate-cents N`, optional. */
 export const payRate = (description: string) =>
-  Options.integer("pay-rate-cents").pipe(
-    check("pay-rate-cents", Schemas.Cents, "an integer from 0 to 2147483647"),
+  decimal("pay-rate-cents", 2147483647, "an integer from 0 to 2147483647").pipe(
     Options.withPseudoName("CENTS"),
     Options.withDescription(description),
     Options.optional
