@@ -187,7 +187,10 @@ export const layer = (options: Options): Layer.Layer<HttpServer.HttpServer, Serv
         runner.run(NodeIo.incoming(request, request.url ?? "/"), (out) => void NodeIo.writeRaw(socket, out))
       })
       const tracker = Shutdown.track(server)
-      /** Connections whose unparseable request the routes are answering (a method Node's parser does not know). */
+      /**
+       * Connections whose unparseable request is being answered: by the routes (a method Node's parser does not know),
+       * or with a 400 once the requests before it have been answered (pipelined garbage).
+       */
       const answering = new WeakSet<Stream.Duplex>()
       /** Answers a request Node could not parse with the spec's 400 and closes its connection; logs it. */
       const refuse = (error: NodeJS.ErrnoException, socket: Stream.Duplex) => {
