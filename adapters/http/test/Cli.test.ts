@@ -97,7 +97,7 @@ describe("usage errors", () => {
 
   it("an empty, hexadecimal or exponent port (STINT_PORT or flag) and an empty host are refused, not read as another address", async () => {
     const db = `sqlite:${freshDb()}`
-    for (const env of [{ STINT_PORT: "" }, { STINT_PORT: " 0x10 " }, { STINT_PORT: "1e3" }, { STINT_METRICS_PORT: "" }, { STINT_HOST: "" }]) {
+    for (const env of [{ STINT_PORT: "" }, { STINT_PORT: " 0x10 " }, { STINT_PORT: "1e3" }, { STINT_PORT: "65536" }, { STINT_METRICS_PORT: "" }, { STINT_HOST: "" }]) {
       const result = await stint(["serve", ...("STINT_PORT" in env ? [] : ["--port", "0"]), "--database", db], { env })
       expect(result.code, JSON.stringify(env)).toBe(2)
       expectOneLineError(result.stderr, /^stint: .*(STINT_PORT|STINT_METRICS_PORT|STINT_HOST)/)
@@ -107,8 +107,7 @@ describe("usage errors", () => {
       ["--port", ""], ["--port", "65536"], ["--metrics-port", "0x10"]] as const) {
       const result = await stint(["serve", ...(flag === "--port" ? [] : ["--port", "0"]), flag, value, "--database", db])
       expect(result.code, `${flag} ${value}`).toBe(2)
-      const line = `stint: ${flag} must be an integer from 0 to 65535, got ${JSON.stringify(value)}`
-      expectOneLineError(result.stderr, new RegExp(`^${line.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`))
+      expect(result.stderr).toBe(`stint: ${flag} must be an integer from 0 to 65535, got ${JSON.stringify(value)}\n`)
     }
     const blankHost = await stint(["serve", "--host", "", "--port", "0", "--database", db])
     expect(blankHost.code).toBe(2)

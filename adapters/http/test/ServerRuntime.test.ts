@@ -8,13 +8,14 @@ import * as HttpServer from "@effect/platform/HttpServer"
 import { describe, expect, it } from "@effect/vitest"
 import { Errors, Fixture, MemoryStore, Store } from "@stint/core"
 import { ErrorResponses, OpenApiDocument, Server } from "@stint/http"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import { fixture, ids, keys } from "./ServerFixture.js"
-import { expectError, type Harness, rawExchange, rawSegments, stores, withServer } from "./ServerHarness.js"
+import { expectError, type Harness, type Options, rawExchange, rawSegments, stores, withServer } from "./ServerHarness.js"
 
 type StoreShape = Store.Store["Type"]
 
@@ -25,6 +26,11 @@ const faulty = (change: (store: StoreShape) => Partial<StoreShape>) => (layer: L
   )
 
 const SECRET = "SQLITE_CORRUPT in /var/lib/secret.db"
+
+/** Every answer held back by `delay` (an observer's wrapper): a request still runs when what follows it arrives. */
+const heldBack = (delay: Duration.DurationInput): Options => ({
+  observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep(delay), self) }
+})
 
 const lineOf = (h: Harness, requestId: string) => {
   const found = h.logs().filter((line) => line.annotations["requestId"] === requestId)
@@ -207,7 +213,7 @@ for (const store of stores) {
     it("an unknown method's headers arriving while its answer is pending get no 400 of their own", () =>
       // Every answer is held back 200 ms (an observer's wrapper), so the headers arrive first and the parser fails on
       // them again: that second failure must not answer the connection before the routes do.
-      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("200 millis"), self) } })(
+      withServer(store, heldBack("200 millis"))(
         async (h) => {
           const split = await rawSegments(h.port, ["FOO /api/v1/clients HTTP/1.1\r\n", "Host: x\r\n\r\n"], 20)
           expect(split.match(/HTTP\/1\.1 /g)).toHaveLength(1)
@@ -275,7 +281,7 @@ for (const store of stores) {
 
     it("garbage pipelined behind a request with an unknown Expect waits for its answer too", () =>
       // Node announces such a request as `checkExpectation` only: it must count as running all the same.
-      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
+      withServer(store, heldBack("100 millis"))(
         async (h) => {
           const raw = await rawExchange(h.port, "GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: foo\r\n\r\nGET / HTTP/9.9\r\n\r\n")
           expect(raw.match(/HTTP\/1\.1 \d+/g)).toEqual(["HTTP/1.1 200", "HTTP/1.1 400"])
@@ -283,7 +289,7 @@ for (const store of stores) {
       ))
 
     it("garbage behind a request that closes its connection, or whose client leaves, gets no 400 and no line", () =>
-      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
+      withServer(store, heldBack("100 millis"))(
         async (h) => {
           const refusals = () => h.logs().filter((line) => line.annotations["code"] === "INVALID_REQUEST").length
           // The running request said `Connection: close`: nothing may follow its answer.
@@ -308,7 +314,7 @@ for (const store of stores) {
 
     it("garbage pipelined behind two requests is answered after both, each once, in order", () =>
       // Every answer is held back 100 ms, so that both requests are still running when the parser fails.
-      withServer(store, { observer: { request: (_arrived, self) => Effect.zipRight(Effect.sleep("100 millis"), self) } })(
+      withServer(store, heldBack("100 millis"))(
         async (h) => {
           const get = `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n`
           const raw = await rawExchange(h.port, `${get}${get}GET / HTTP/1.1\r\nBad Header: 1\r\n\r\n`)

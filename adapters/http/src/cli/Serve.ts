@@ -46,15 +46,13 @@ export const settingsConfig: Config.Config<Settings.SettingsShape> = Config.all(
   rateLimit: { limit, windowMillis: Math.max(1, Math.round(windowSeconds * 1000)) }
 })))
 
-const Port = Schema.Number.pipe(Schema.int(), Schema.between(0, 65535))
-
 /**
- * A port from the environment: decimal digits only. `Config.integer` would read `0x10` as 16 and `1e3` as 1000, and
- * an empty value is no port at all (the flags take neither: `decimal`).
+ * A port from the environment: decimal digits only, at most 65535. `Config.integer` would read `0x10` as 16 and `1e3`
+ * as 1000, and an empty value is no port at all (the flags take neither: `decimal`).
  */
 const envPort = (name: string): Config.Config<number> =>
   Config.string(name).pipe(Config.mapOrFail((text) =>
-    /^[0-9]{1,5}$/.test(text.trim())
+    /^[0-9]{1,5}$/.test(text.trim()) && Number(text.trim()) <= 65535
       ? Either.right(Number(text.trim()))
       : Either.left(ConfigError.InvalidData([], `must be an integer from 0 to 65535, got ${JSON.stringify(text)}`))
   ))
@@ -78,8 +76,7 @@ const port = decimal("port", 65535, "an integer from 0 to 65535").pipe(
   Options.withPseudoName("PORT"),
   Options.withDescription("Port to listen on; 0 picks a free port. Environment: STINT_PORT. Default: 8787."),
   Options.withFallbackConfig(envPort("STINT_PORT")),
-  Options.withDefault(8787),
-  check("port", Port, "an integer from 0 to 65535")
+  Options.withDefault(8787)
 )
 
 const metricsPort = decimal("metrics-port", 65535, "an integer from 0 to 65535").pipe(
@@ -89,7 +86,6 @@ const metricsPort = decimal("metrics-port", 65535, "an integer from 0 to 65535")
       "0 picks a free port. Environment: STINT_METRICS_PORT. Default: no metrics."
   ),
   Options.withFallbackConfig(envPort("STINT_METRICS_PORT")),
-  check("metrics-port", Port, "an integer from 0 to 65535"),
   Options.optional
 )
 

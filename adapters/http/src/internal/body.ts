@@ -32,9 +32,7 @@ export interface Source {
    * `Transfer-Encoding` means none). When not, the body is read first and an empty one counts as none.
    */
   readonly framed: boolean
-  /** Whether the request declares a body without a length (`Transfer-Encoding`). */
-  readonly chunked: boolean
-  /** `Transfer-Encoding`, as sent. */
+  /** `Transfer-Encoding`, as sent: when present, the request declares a body without a length. */
   readonly transferEncoding: string | undefined
   /** Reads at most `MAX_BYTES` (and discards the rest); called at most once. */
   readonly collect: Effect.Effect<Collected>
@@ -104,7 +102,7 @@ const classify = (source: Source, collected: Collected): Request.Body | undefine
 export const read = (source: Source): Effect.Effect<Request.Body | undefined> => {
   if (!source.framed) return Effect.map(source.collect, (collected) => classify(source, collected))
   const length = source.contentLength
-  if ((length === undefined || length === "0") && !source.chunked) return Effect.succeed(undefined)
+  if ((length === undefined || length === "0") && source.transferEncoding === undefined) return Effect.succeed(undefined)
   // Left unread, the body is discarded by the transport once the response is sent.
   if (!isJsonMediaType(source.contentType)) return Effect.succeed(wrongType)
   const encoded = encodedBody(source)
@@ -212,7 +210,6 @@ export const fromNode = (source: Http.IncomingMessage): Source => ({
   contentEncoding: header(source.headers["content-encoding"]),
   contentLength: header(source.headers["content-length"]),
   framed: true,
-  chunked: source.headers["transfer-encoding"] !== undefined,
   transferEncoding: header(source.headers["transfer-encoding"]),
   collect: collectNode(source)
 })
@@ -257,14 +254,13 @@ const discard = async (reader: ReadableStreamDefaultReader<Uint8Array>): Promise
 export const fromWeb = (request: globalThis.Request): Source => {
   const body = request.body
   const contentLength = request.headers.get("content-length") ?? undefined
-  const chunked = request.headers.has("transfer-encoding")
+  const transferEncoding = request.headers.get("transfer-encoding") ?? undefined
   return {
     contentType: request.headers.get("content-type") ?? undefined,
     contentEncoding: request.headers.get("content-encoding") ?? undefined,
     contentLength,
-    framed: contentLength !== undefined || chunked || body === null,
-    chunked,
-    transferEncoding: request.headers.get("transfer-encoding") ?? undefined,
+    framed: contentLength !== undefined || transferEncoding !== undefined || body === null,
+    transferEncoding,
     collect: body === null ? Effect.succeed({ _tag: "Complete", bytes: new Uint8Array(0) }) : collectWeb(body)
   }
 }
@@ -292,7 +288,6 @@ export const fromPlatform = (request: HttpServerRequest.HttpServerRequest): Sour
     contentEncoding: request.headers["content-encoding"],
     contentLength: request.headers["content-length"],
     framed: false,
-    chunked: request.headers["transfer-encoding"] !== undefined,
     transferEncoding: request.headers["transfer-encoding"],
     collect: collectStream(request)
   }

@@ -38,7 +38,6 @@ const NO_BODY: Body.Source = {
   contentEncoding: undefined,
   contentLength: undefined,
   framed: true,
-  chunked: false,
   transferEncoding: undefined,
   collect: Effect.succeed({ _tag: "Complete", bytes: new Uint8Array(0) })
 }
