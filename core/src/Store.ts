@@ -349,6 +349,9 @@ export class Store extends Context.Tag("@stint/core/Store")<Store, {
 
   readonly admin: AdminStore
 
-  /** Succeeds when the storage is reachable (readiness probes). */
+  /**
+   * Succeeds when the store can serve (readiness probes): its storage answers, and is still the storage it opened, with
+   * the schema it needs (an adapter fails it when, say, the database was re-created or its tables dropped under it).
+   */
   readonly ping: Effect.Effect<void, StoreError>
 }>() {}

@@ -16,7 +16,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type pg from "pg"
 import * as AdminStore from "./internal/AdminStore.js"
-import { makePool, query, queryAll, queryWith, REPLAN_AFTER_MILLIS } from "./internal/Database.js"
+import { makePool, queryAll, queryWith, REPLAN_AFTER_MILLIS } from "./internal/Database.js"
 import { retryTransient } from "./internal/Failure.js"
 import { isId } from "./internal/Ids.js"
 import * as Migrations from "./internal/Migrations.js"
@@ -169,12 +169,28 @@ const open = (options: Options) =>
     const secret = options.cursorSecret ?? Option.getOrUndefined(stored)
     if (secret === undefined) return yield* new StoreError({ message: "PostgreSQL: no cursor secret is stored" })
 
-    const run = (what: string, statement: Compiled) => retryTransient(query(pool, what, statement))
     const rows = <A>(what: string, statement: Compiled, f: (row: Rows.Row) => A) =>
       retryTransient(queryWith(pool, what, statement, (result) => Rows.each(what, result, f)))
 
     const store: Store["Type"] = {
-      ping: Effect.asVoid(run("ping", Queries.ping)),
+      ping: Effect.flatMap(
+        rows("checking readiness", Queries.ping(options.cursorSecret === undefined ? secret : null), (row) => ({
+          latest: Rows.number(row, "latest"),
+          sameSecret: Rows.boolean(row, "sameSecret")
+        })),
+        ([found]) => {
+          const unready = found === undefined
+            ? "no answer"
+            : found.latest < Migrations.LATEST
+            ? `its schema is at migration ${found.latest}, this build needs ${Migrations.LATEST}`
+            : !found.sameSecret
+            ? "its cursor secret is not the one this server started with (the database was replaced)"
+            : undefined
+          return unready === undefined
+            ? Effect.void
+            : Effect.fail(new StoreError({ message: `PostgreSQL: not ready: ${unready}` }))
+        }
+      ),
 
       authenticate: (digest, now, policy, along) =>
         along?._tag === "EntriesPage"

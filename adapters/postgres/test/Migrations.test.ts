@@ -71,3 +71,39 @@ describe("migrations", () => {
       expect(Date.now() - began).toBeLessThan(3_000)
     }))
 })
+
+describe("readiness (Store.ping)", () => {
+  it.scoped("fails when a migration this build knows is missing, or the migrations table is gone", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const store = yield* PgStore.make({ url: db.url })
+      yield* store.ping
+      yield* db.sql("DELETE FROM stint_migrations")
+      expect((yield* Effect.flip(store.ping)).message).toBe(
+        "PostgreSQL: not ready: its schema is at migration 0, this build needs 1"
+      )
+      yield* db.sql("DROP TABLE stint_migrations")
+      expect((yield* Effect.flip(store.ping)).message).toMatch(
+        /^PostgreSQL: checking readiness failed: .*relation "stint_migrations" does not exist/
+      )
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.scoped("fails when the stored cursor secret is not the one the store started with (a database replaced)", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const store = yield* PgStore.make({ url: db.url })
+      yield* store.ping
+      yield* db.sql("UPDATE settings SET value = $1 WHERE name = 'cursor_secret'", [Buffer.alloc(32, 1)])
+      expect((yield* Effect.flip(store.ping)).message).toMatch(/^PostgreSQL: not ready: its cursor secret is not the one/)
+      yield* db.sql("DELETE FROM settings")
+      expect((yield* Effect.flip(store.ping)).message).toMatch(/^PostgreSQL: not ready: its cursor secret is not the one/)
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.scoped("with a configured cursor secret, the database keeps none and the store is ready", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const store = yield* PgStore.make({ url: db.url, cursorSecret: new Uint8Array(32).fill(7) })
+      yield* store.ping
+      expect(yield* db.sql("SELECT name FROM settings")).toEqual([])
+    }).pipe(Effect.provide(databaseLayer)))
+})

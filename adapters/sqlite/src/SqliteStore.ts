@@ -16,9 +16,10 @@ import type * as Scope from "effect/Scope"
 import { authenticate, makeCursorSecret } from "./internal/access.js"
 import { makeAdmin } from "./internal/admin.js"
 import { createProject, listClients, listProjects } from "./internal/catalog.js"
-import { open, orStoreError } from "./internal/database.js"
+import { open } from "./internal/database.js"
 import { findActive, listEntries } from "./internal/entries.js"
 import { migrate as runMigrations } from "./internal/migrations.js"
+import { readiness } from "./internal/readiness.js"
 import { timerTransactions } from "./internal/timers.js"
 
 /**
@@ -60,7 +61,7 @@ const make = (options: Options): Effect.Effect<Store["Type"], StoreError, Scope.
       withTimerTransaction: timers.withTimerTransaction,
       authenticateInTimerTransaction: timers.authenticateInTimerTransaction,
       admin: makeAdmin(sql),
-      ping: sql.unsafe("SELECT 1").pipe(orStoreError("ping"), Effect.asVoid)
+      ping: yield* readiness(connection, options.filename)
     }
     return store
   })

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { RateLimit, Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import * as Effect from "effect/Effect"
+import { renameSync, rmSync } from "node:fs"
 import { backdoor, tempFile } from "./support.js"
 
 const TABLES = [
@@ -152,4 +153,43 @@ describe("migrations", () => {
       yield* SqliteStore.migrate({ filename })
       expect(backdoor(filename, (db) => db.pragma("journal_mode", { simple: true }))).toBe("wal")
     }))
+})
+
+describe("readiness (Store.ping)", () => {
+  /** The store's ping, with `change` applied to its file between opening it and pinging. */
+  const pingAfter = (change: (filename: string) => void) => {
+    const filename = tempFile()
+    return Effect.flatMap(Store.Store, (store) =>
+      Effect.zipRight(
+        Effect.flatMap(Effect.exit(store.ping), (before) => {
+          expect(before._tag).toBe("Success")
+          change(filename)
+          return Effect.void
+        }),
+        Effect.flip(store.ping)
+      )).pipe(Effect.provide(SqliteStore.layer({ filename })))
+  }
+
+  it.effect("fails once the file is deleted under the open store", () =>
+    Effect.map(pingAfter((filename) => rmSync(filename)), (error) => expect(error.message).toMatch(/ENOENT/)))
+
+  it.effect("fails once another file is moved into its place (a backup restored under a running server)", () =>
+    Effect.gen(function*() {
+      const backup = tempFile("backup")
+      yield* SqliteStore.migrate({ filename: backup })
+      const error = yield* pingAfter((filename) => renameSync(backup, filename))
+      expect(error.message).toContain("is not the file this server opened")
+    }))
+
+  it.effect("fails when a migration this build knows is missing from the file", () =>
+    Effect.map(
+      pingAfter((filename) => backdoor(filename, (db) => db.exec("DELETE FROM stint_migrations WHERE migration_id = 4"), true)),
+      (error) => expect(error.message).toContain("its schema is at migration 3, this build needs 4")
+    ))
+
+  it.effect("fails when the migrations table is dropped", () =>
+    Effect.map(
+      pingAfter((filename) => backdoor(filename, (db) => db.exec("DROP TABLE stint_migrations"), true)),
+      (error) => expect(error.message).toMatch(/checking readiness failed: no such table: stint_migrations/)
+    ))
 })

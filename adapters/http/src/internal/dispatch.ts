@@ -164,7 +164,7 @@ const ready = (requestId: string, route: string): Effect.Effect<Outcome, never, 
     Effect.matchCause({
       onSuccess: (): Outcome => ({ status: 200, body: JSON.stringify({ status: "ready" }), contentType: JSON_TYPE, route }),
       onFailure: (cause): Outcome => ({
-        ...failure(requestId, route, "NOT_READY", 503, "The service cannot reach its database."),
+        ...failure(requestId, route, "NOT_READY", 503, "The service cannot use its database."),
         cause
       })
     })

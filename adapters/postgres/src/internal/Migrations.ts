@@ -16,10 +16,15 @@ import { randomBytes } from "node:crypto"
 import initial from "../migrations/0001_initial.js"
 import { storeError } from "./Failure.js"
 
-/** The migrations, by id and name. */
-export const migrations = Migrator.fromRecord({
+const byName = {
   "0001_initial": initial
-})
+}
+
+/** The migrations, by id and name. */
+export const migrations = Migrator.fromRecord(byName)
+
+/** The id of the last migration this build knows: a database below it lacks tables or columns this build uses. */
+export const LATEST = Math.max(...Object.keys(byName).map((name) => Number(name.slice(0, 4))))
 
 /** The table recording applied migrations. */
 export const TABLE = "stint_migrations"

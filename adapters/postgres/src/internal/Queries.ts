@@ -9,6 +9,7 @@ import type { EntriesQuery, NewProject, ReadAlong } from "@stint/core/Store"
 import type * as Statement from "@effect/sql/Statement"
 import { type Compiled, compile, sql } from "./Sql.js"
 import * as Text from "./Text.js"
+import { TABLE } from "./Migrations.js"
 import { LOCK_KEY_OF_K } from "./TimerStatements.js"
 
 /** The columns of an entry joined with `p` (its project) and `c` (its client), named like `EntryRecord`'s fields. */
@@ -218,5 +219,13 @@ const page = (query: EntriesQuery, byDigest: boolean, values: Array<unknown>): C
   return { text: pageText(query.projectId !== null, query.after !== null, limit, byDigest), values }
 }
 
-/** Succeeds when the server answers. */
-export const ping: Compiled = compile(sql`SELECT 1`)
+/**
+ * Readiness: the latest migration applied (0 when none), and whether the stored cursor secret is still `secret` (true
+ * when `secret` is null: the operator gave the secret, the database keeps none). The table is named, not created: a
+ * database without it fails the statement, which is the answer.
+ */
+export const ping = (secret: Uint8Array | null): Compiled => ({ text: PING, values: [secret === null ? null : Buffer.from(secret)] })
+
+const PING = `SELECT coalesce(max(migration_id), 0) AS latest,
+    $1::bytea IS NULL OR EXISTS (SELECT 1 FROM settings WHERE name = 'cursor_secret' AND value = $1::bytea) AS "sameSecret"
+  FROM ${TABLE}`

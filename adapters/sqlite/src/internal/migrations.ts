@@ -13,13 +13,18 @@ import rateLimitWindows from "../migrations/0003_rate_limit_windows.js"
 import rateLimitWindowsPacked from "../migrations/0004_rate_limit_windows_packed.js"
 import { immediate, storeError } from "./database.js"
 
-/** The migrations, by `NNNN_name`. */
-export const migrations = Migrator.fromRecord({
+const byName = {
   "0001_initial": initial,
   "0002_memberships_by_user": membershipsByUser,
   "0003_rate_limit_windows": rateLimitWindows,
   "0004_rate_limit_windows_packed": rateLimitWindowsPacked
-})
+}
+
+/** The migrations, by `NNNN_name`. */
+export const migrations = Migrator.fromRecord(byName)
+
+/** The id of the last migration this build knows: a file below it lacks tables or columns this build uses. */
+export const LATEST = Math.max(...Object.keys(byName).map((name) => Number(name.slice(0, 4))))
 
 /** The table where the Migrator records what ran. */
 export const MIGRATIONS_TABLE = "stint_migrations"
