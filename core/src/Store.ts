@@ -351,7 +351,8 @@ export class Store extends Context.Tag("@stint/core/Store")<Store, {
 
   /**
    * Succeeds when the store can serve (readiness probes): its storage answers, and is still the storage it opened, with
-   * the schema it needs (an adapter fails it when, say, the database was re-created or its tables dropped under it).
+   * the schema it needs (an adapter fails it when, say, the database was re-created under it, or its migrations are
+   * missing).
    */
   readonly ping: Effect.Effect<void, StoreError>
 }>() {}

@@ -21,6 +21,7 @@ import { retryTransient } from "./internal/Failure.js"
 import { isId } from "./internal/Ids.js"
 import * as Migrations from "./internal/Migrations.js"
 import * as Queries from "./internal/Queries.js"
+import * as Readiness from "./internal/Readiness.js"
 import type { Compiled } from "./internal/Sql.js"
 import * as Rows from "./internal/Rows.js"
 import { authenticated, withAuthenticatedTimerTransaction, withTimerTransaction } from "./internal/TimerTransaction.js"
@@ -173,24 +174,7 @@ const open = (options: Options) =>
       retryTransient(queryWith(pool, what, statement, (result) => Rows.each(what, result, f)))
 
     const store: Store["Type"] = {
-      ping: Effect.flatMap(
-        rows("checking readiness", Queries.ping(options.cursorSecret === undefined ? secret : null), (row) => ({
-          latest: Rows.number(row, "latest"),
-          sameSecret: Rows.boolean(row, "sameSecret")
-        })),
-        ([found]) => {
-          const unready = found === undefined
-            ? "no answer"
-            : found.latest < Migrations.LATEST
-            ? `its schema is at migration ${found.latest}, this build needs ${Migrations.LATEST}`
-            : !found.sameSecret
-            ? "its cursor secret is not the one this server started with (the database was replaced)"
-            : undefined
-          return unready === undefined
-            ? Effect.void
-            : Effect.fail(new StoreError({ message: `PostgreSQL: not ready: ${unready}` }))
-        }
-      ),
+      ping: Readiness.ping(pool, options.cursorSecret === undefined ? secret : null),
 
       authenticate: (digest, now, policy, along) =>
         along?._tag === "EntriesPage"

@@ -7,6 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { PgStore } from "@stint/postgres"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import pg from "pg"
 import { freePort } from "../../../testing/EmbeddedPostgres.js"
 import { databaseLayer, TestDatabase } from "./support.js"
 
@@ -78,14 +79,40 @@ describe("readiness (Store.ping)", () => {
       const db = yield* TestDatabase
       const store = yield* PgStore.make({ url: db.url })
       yield* store.ping
-      yield* db.sql("DELETE FROM stint_migrations")
+      // A migration of a newer build (an instance upgraded first) leaves this one ready: its schema is still there.
+      yield* db.sql("INSERT INTO stint_migrations (migration_id, name) VALUES (2, 'of_a_newer_build')")
+      yield* store.ping
+      yield* db.sql("DELETE FROM stint_migrations WHERE migration_id = 1")
       expect((yield* Effect.flip(store.ping)).message).toBe(
-        "PostgreSQL: not ready: its schema is at migration 0, this build needs 1"
+        "PostgreSQL: not ready: its schema has 0 of the 1 migrations this build needs"
       )
       yield* db.sql("DROP TABLE stint_migrations")
       expect((yield* Effect.flip(store.ping)).message).toMatch(
         /^PostgreSQL: checking readiness failed: .*relation "stint_migrations" does not exist/
       )
+    }).pipe(Effect.provide(databaseLayer)))
+
+  it.scoped("stays ready, at once, while another instance's start or migration holds the migrations table", () =>
+    Effect.gen(function*() {
+      const db = yield* TestDatabase
+      const store = yield* PgStore.make({ url: db.url })
+      // What the Migrator does inside every start's migration transaction; released before the database is dropped.
+      const holdingTheTable = Effect.acquireRelease(
+        Effect.promise(async () => {
+          const client = new pg.Client({ connectionString: db.url })
+          client.on("error", () => undefined)
+          await client.connect()
+          await client.query("BEGIN")
+          await client.query("LOCK TABLE stint_migrations IN ACCESS EXCLUSIVE MODE")
+          return client
+        }),
+        (client) => Effect.promise(() => client.query("ROLLBACK").then(() => client.end()))
+      )
+      yield* Effect.scoped(Effect.zipRight(holdingTheTable, Effect.gen(function*() {
+        const began = Date.now()
+        yield* store.ping
+        expect(Date.now() - began).toBeLessThan(2_000)
+      })))
     }).pipe(Effect.provide(databaseLayer)))
 
   it.scoped("fails when the stored cursor secret is not the one the store started with (a database replaced)", () =>

@@ -3,6 +3,7 @@ import { RateLimit, Store } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
 import * as Effect from "effect/Effect"
 import { renameSync, rmSync } from "node:fs"
+import { basename, dirname } from "node:path"
 import { backdoor, tempFile } from "./support.js"
 
 const TABLES = [
@@ -181,11 +182,44 @@ describe("readiness (Store.ping)", () => {
       expect(error.message).toContain("is not the file this server opened")
     }))
 
-  it.effect("fails when a migration this build knows is missing from the file", () =>
+  it.effect("fails when a migration this build knows is missing from the file, even with a newer one there", () =>
     Effect.map(
-      pingAfter((filename) => backdoor(filename, (db) => db.exec("DELETE FROM stint_migrations WHERE migration_id = 4"), true)),
-      (error) => expect(error.message).toContain("its schema is at migration 3, this build needs 4")
+      pingAfter((filename) =>
+        backdoor(filename, (db) =>
+          db.exec(`DELETE FROM stint_migrations WHERE migration_id = 2;
+            INSERT INTO stint_migrations (migration_id, name) VALUES (5, 'of_a_newer_build')`), true)),
+      (error) => expect(error.message).toContain("its schema has 3 of the 4 migrations this build needs")
     ))
+
+  it.effect("stays ready with a migration of a newer build in the file (an instance upgraded first)", () => {
+    const filename = tempFile()
+    return Effect.flatMap(Store.Store, (store) => {
+      backdoor(filename, (db) => db.exec("INSERT INTO stint_migrations (migration_id, name) VALUES (5, 'of_a_newer_build')"), true)
+      return store.ping
+    }).pipe(Effect.provide(SqliteStore.layer({ filename })))
+  })
+
+  it.effect("checks the file it opened by its absolute path, also after the process changes directory", () =>
+    Effect.gen(function*() {
+      const filename = tempFile()
+      const before = process.cwd()
+      process.chdir(dirname(filename))
+      try {
+        yield* Effect.flatMap(Store.Store, (store) =>
+          Effect.gen(function*() {
+            process.chdir(before)
+            yield* store.ping
+            rmSync(filename)
+            expect((yield* Effect.flip(store.ping)).message).toContain(`ENOENT: no such file or directory, stat '${filename}'`)
+          })).pipe(Effect.provide(SqliteStore.layer({ filename: basename(filename) })))
+      } finally {
+        process.chdir(before)
+      }
+    }))
+
+  it.effect("an in-memory database (no file to check) is ready", () =>
+    Effect.forEach([":memory:", ""], (filename) =>
+      Effect.flatMap(Store.Store, (store) => store.ping).pipe(Effect.provide(SqliteStore.layer({ filename })))))
 
   it.effect("fails when the migrations table is dropped", () =>
     Effect.map(

@@ -7,9 +7,9 @@ import type { Policy } from "@stint/core/RateLimit"
 import type { UserScope } from "@stint/core/Records"
 import type { EntriesQuery, NewProject, ReadAlong } from "@stint/core/Store"
 import type * as Statement from "@effect/sql/Statement"
-import { type Compiled, compile, sql } from "./Sql.js"
+import { type Compiled, compile, raw, sql } from "./Sql.js"
 import * as Text from "./Text.js"
-import { TABLE } from "./Migrations.js"
+import { LATEST, TABLE } from "./Migrations.js"
 import { LOCK_KEY_OF_K } from "./TimerStatements.js"
 
 /** The columns of an entry joined with `p` (its project) and `c` (its client), named like `EntryRecord`'s fields. */
@@ -220,12 +220,23 @@ const page = (query: EntriesQuery, byDigest: boolean, values: Array<unknown>): C
 }
 
 /**
- * Readiness: the latest migration applied (0 when none), and whether the stored cursor secret is still `secret` (true
- * when `secret` is null: the operator gave the secret, the database keeps none). The table is named, not created: a
- * database without it fails the statement, which is the answer.
+ * Readiness: how many of the migrations this build knows (ids 1 to `LATEST`) are recorded, and whether the stored
+ * cursor secret is still `secret` (true when `secret` is null: the operator gave the secret, the database keeps none).
+ * The table is named, not created: a database without it fails the statement, which is the answer. Sent after
+ * `readyLockTimeout`, in its transaction.
  */
 export const ping = (secret: Uint8Array | null): Compiled => ({ text: PING, values: [secret === null ? null : Buffer.from(secret)] })
 
-const PING = `SELECT coalesce(max(migration_id), 0) AS latest,
+const PING = `SELECT count(*) AS applied,
     $1::bytea IS NULL OR EXISTS (SELECT 1 FROM settings WHERE name = 'cursor_secret' AND value = $1::bytea) AS "sameSecret"
-  FROM ${TABLE}`
+  FROM ${TABLE} WHERE migration_id BETWEEN 1 AND ${LATEST}`
+
+/**
+ * How long readiness waits for the migrations table's lock. Every instance's start takes it (the Migrator locks the
+ * table exclusively, also when nothing is to be done), and a real migration may hold it for long: the committed schema
+ * has not changed meanwhile, so a wait that runs out (`LOCK_NOT_AVAILABLE`) reads as ready.
+ */
+export const readyLockTimeout: Compiled = raw("SELECT set_config('lock_timeout', '250ms', true)")
+
+/** SQLSTATE of a lock wait that ran out (`lock_timeout`). */
+export const LOCK_NOT_AVAILABLE = "55P03"
