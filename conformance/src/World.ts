@@ -126,7 +126,10 @@ export const make = (now: number): { readonly fixture: unknown; readonly world: 
       { workspaceId: ws, userId: owner, role: "owner", payRateCents: 5000 },
       { workspaceId: ws, userId: admin, role: "admin", payRateCents: 4000 },
       { workspaceId: ws, userId: member, role: "member", payRateCents: 3000 },
-      { workspaceId: other, userId: member, role: "member", payRateCents: 1000 }
+      { workspaceId: other, userId: member, role: "member", payRateCents: 1000 },
+      // Rex left Acme (his Acme key, `removed`, must be refused) but is still a member of Other: a store that finds a
+      // key's membership by user alone would let that key in.
+      { workspaceId: other, userId: removed, role: "owner", payRateCents: 2000 }
     ],
     clients: [
       { id: globex, workspaceId: ws, name: "Globex", color: "#123abc" },

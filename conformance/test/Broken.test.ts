@@ -62,6 +62,12 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["a bulk load committed batch by batch", CoreStack.make(Stores.bulkCommittedPerBatch, { backdoor }), ["examples"], [
     "examples: loads a fixture of several batches of entries all or nothing"
   ]],
+  ["idempotency records forgotten a second early", CoreStack.make(Stores.forgetsEarly, { backdoor }), ["timed"], [
+    "timed: remembers a key for 24 hours, also across other writes, then executes it again"
+  ]],
+  ["a timer transaction's writes kept when its body fails", CoreStack.make(Stores.keepsFailedWrites, { backdoor }), ["store"], [
+    "store: a timer transaction whose body fails after writing stores nothing, entered alone or with authentication"
+  ]],
   ["a cursor accepted after its filter changed", Stacks.cursorIgnoresFilter(CoreStack.make(MemoryStore.layerMemory)), ["examples", "laws"], [
     "examples: refuses a cursor under any other key, filter or limit, and any altered cursor, with INVALID_CURSOR",
     "laws: a cursor issued under one binding is refused under every other"

@@ -148,7 +148,66 @@ export const register = (h: Harness, options: { readonly runs: number }): void =
       }),
     300_000
   )
+  h.check(
+    "a timer transaction whose body fails after writing stores nothing, entered alone or with authentication",
+    (stack) =>
+      stack.store === undefined
+        ? Effect.dieMessage("the stack declares `store` but exposes none")
+        : failedBodyStoresNothing(stack, stack.store)
+  )
 }
+
+/**
+ * A timer transaction stores its writes only when its body succeeds: a body that writes (a new active entry and its
+ * idempotency record) and then fails leaves nothing behind, entered with `withTimerTransaction` or with
+ * `authenticateInTimerTransaction`. (The core writes last, so its requests never show this: only the port does.)
+ */
+const failedBodyStoresNothing = (stack: Stack, store: StoreService): Effect.Effect<void, unknown> =>
+  Effect.gen(function*() {
+    const world = yield* World.seed(stack)
+    const now = yield* stack.clock.now
+    const scope = { workspaceId: world.workspace, userId: world.users.member }
+    const idempotencyKey = World.newId()
+    const query: Store.TimerQuery = { idempotencyKey, projectId: world.projects.website }
+    const writeThenFail = (tx: Store.TimerTransaction): Effect.Effect<never, unknown> =>
+      Effect.zipRight(
+        tx.write({
+          insert: {
+            id: World.newId(),
+            workspaceId: scope.workspaceId,
+            userId: scope.userId,
+            projectId: world.projects.website,
+            status: "active",
+            billable: true,
+            note: null,
+            startedAt: now,
+            endedAt: null,
+            payRateCents: 1
+          },
+          idempotency: { key: idempotencyKey, fingerprint: "f", createdAt: now, response: { status: 201, body: "{}" } }
+        }),
+        Effect.fail("the body failed after writing")
+      )
+    const nothingStored = (way: string) =>
+      Effect.gen(function*() {
+        const snapshot = yield* store.withTimerTransaction(scope, (tx) => tx.read(query))
+        expect(plainSnapshot(snapshot).running, `${way}: no active entry`).toBeNull()
+        expect(plainSnapshot(snapshot).idempotency, `${way}: no idempotency record`).toBeNull()
+        expect(Option.isNone(yield* store.findActiveEntry(scope)), `${way}: findActiveEntry finds none`).toBe(true)
+      })
+    expect(yield* Effect.flip(store.withTimerTransaction(scope, writeThenFail))).toBe("the body failed after writing")
+    yield* nothingStored("withTimerTransaction")
+    const combined = store.authenticateInTimerTransaction
+    if (combined === undefined) return
+    const failed = yield* Effect.flip(combined(
+      { digest: digestOf(world.keys.member), now, policy: policyFor(false, 0) },
+      query,
+      (found, tx): Effect.Effect<never, unknown> =>
+        Option.isSome(found) && found.value.accepted ? writeThenFail(tx) : Effect.fail("refused")
+    ))
+    expect(failed).toBe("the body failed after writing")
+    yield* nothingStored("authenticateInTimerTransaction")
+  })
 
 const lawsHold = (
   stack: Stack,

@@ -240,3 +240,66 @@ export const combinedAnswersEveryRead = broken((store) => ({
         Effect.flatMap(tx.read(expected), (snapshot) => body(found, { ...tx, read: () => Effect.succeed(snapshot) })))
     })
 }))
+
+/**
+ * Expired idempotency records forgotten a second early: the boundary off by a unit, which only a write that comes
+ * between a key's last moment and its replay shows (the forgetting happens as a store writes).
+ */
+export const forgetsEarly = broken((store) => {
+  const early = (tx: Store.TimerTransaction): Store.TimerTransaction => ({
+    ...tx,
+    write: (changes) =>
+      tx.write(
+        changes.forgetIdempotencyBefore === undefined
+          ? changes
+          : { ...changes, forgetIdempotencyBefore: changes.forgetIdempotencyBefore + 1_000 }
+      )
+  })
+  const combined = store.authenticateInTimerTransaction
+  return {
+    withTimerTransaction: (scope, body) => store.withTimerTransaction(scope, (tx) => body(early(tx))),
+    ...(combined === undefined ? {} : {
+      authenticateInTimerTransaction: (authentication, expected, body) =>
+        combined(authentication, expected, (found, tx) => body(found, early(tx)))
+    })
+  }
+})
+
+/**
+ * A timer transaction's writes kept when its body fails after writing (applied in a transaction of their own once the
+ * failed one has ended), entered either way.
+ */
+export const keepsFailedWrites = broken((store) => {
+  /** Runs `transaction` with a recording `tx`; on failure, applies what was written. */
+  const keeping = <A, E, R>(
+    scope: () => Records.UserScope | undefined,
+    transaction: (record: (tx: Store.TimerTransaction) => Store.TimerTransaction) => Effect.Effect<A, E, R>
+  ): Effect.Effect<A, E | Errors.StoreError, R> => {
+    let written: Store.TimerChanges | undefined
+    const record = (tx: Store.TimerTransaction): Store.TimerTransaction => ({
+      ...tx,
+      write: (changes) => Effect.zipRight(tx.write(changes), Effect.sync(() => void (written = changes)))
+    })
+    return Effect.catchAll(transaction(record), (error) => {
+      const changes = written, where = scope()
+      return changes === undefined || where === undefined
+        ? Effect.fail(error)
+        : Effect.zipRight(store.withTimerTransaction(where, (tx) => tx.write(changes)), Effect.fail(error))
+    })
+  }
+  const combined = store.authenticateInTimerTransaction
+  return {
+    withTimerTransaction: (scope, body) => keeping(() => scope, (record) => store.withTimerTransaction(scope, (tx) => body(record(tx)))),
+    ...(combined === undefined ? {} : {
+      authenticateInTimerTransaction: (authentication, expected, body) => {
+        let scope: Records.UserScope | undefined
+        return keeping(() => scope, (record) =>
+          combined(authentication, expected, (found, tx) => {
+            if (Option.isNone(found)) return body(found, tx)
+            scope = { workspaceId: found.value.key.workspaceId, userId: found.value.key.userId }
+            return body(found, record(tx))
+          }))
+      }
+    })
+  }
+})
