@@ -23,6 +23,8 @@ export interface Options<R> {
   readonly backdoor?: ((context: Context.Context<R>) => Backdoor) | undefined
   /** Declare `concurrent: false` for a store whose operations cannot overlap. Default true. */
   readonly concurrent?: boolean | undefined
+  /** Declare `storageWrites: true` when the backdoor writes rows past the adapter (`Backdoor.insertEntry`). */
+  readonly storageWrites?: boolean | undefined
 }
 
 type Failure = { readonly code: string; readonly message: string; readonly details?: unknown }
@@ -59,6 +61,7 @@ export const make = <R = never, E = never>(
     http: false,
     controlledClock: true,
     concurrent: options.concurrent ?? true,
+    storageWrites: options.storageWrites ?? false,
     store: true
   }
   const make = Effect.map(InProcess.make(layer), (inProcess): Stack => ({

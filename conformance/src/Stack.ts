@@ -5,7 +5,7 @@
  *
  * @since 0.1.0
  */
-import type { Fixture, Request, Store } from "@stint/core"
+import type { Fixture, Records, Request, Store } from "@stint/core"
 import type * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 
@@ -77,6 +77,13 @@ export interface Capabilities {
    * the request is counted exactly once). `CoreStack` declares it.
    */
   readonly store?: boolean | undefined
+  /**
+   * The stack's backdoor writes rows into storage past the adapter (`Backdoor.insertEntry`): the kit then checks that
+   * the storage itself refuses a second active entry for a user and workspace, whatever the adapter's code does (its
+   * lock keeps every operation right even when the database would accept one, until some other writer, a migration
+   * or a second program on the same database, writes past it).
+   */
+  readonly storageWrites?: boolean | undefined
 }
 
 /**
@@ -103,6 +110,11 @@ export interface Backdoor {
   readonly activeEntryIds: (workspaceId: string, userId: string) => Effect.Effect<ReadonlyArray<string>>
   /** How many entries a user has in a workspace, every status. */
   readonly entryCount: (workspaceId: string, userId: string) => Effect.Effect<number>
+  /**
+   * Writes an entry straight into storage (plain SQL, say), past the adapter's code: `refused` when the storage
+   * itself rejects the row (a constraint), `stored` otherwise. Required by `storageWrites`.
+   */
+  readonly insertEntry?: ((row: Records.EntryRow) => Effect.Effect<"stored" | "refused">) | undefined
 }
 
 /**

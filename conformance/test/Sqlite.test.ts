@@ -4,4 +4,4 @@
 import { CoreStack, Suite } from "@stint/conformance"
 import { backdoor, freshFile } from "./support/SqliteFiles.js"
 
-Suite.suite("sqlite (core)", CoreStack.make(freshFile, { backdoor }))
+Suite.suite("sqlite (core)", CoreStack.make(freshFile, { backdoor, storageWrites: true }))

@@ -14,7 +14,7 @@ import { databaseLayer, kitBackdoor, storeLayer, TestDatabase } from "./support.
 
 const backdoor = (context: Context.Context<TestDatabase>) => kitBackdoor(Context.get(context, TestDatabase))
 
-Suite.suite("postgres (core)", CoreStack.make(storeLayer(), { backdoor }))
+Suite.suite("postgres (core)", CoreStack.make(storeLayer(), { backdoor, storageWrites: true }))
 
 Suite.suite("postgres (http)", HttpStack.inProcess(storeLayer(), { backdoor }))
 

@@ -183,7 +183,7 @@ export const start = (key: string, idempotencyKey: string, body: Record<string, 
 export const stop = (key: string, idempotencyKey: string, timerId: string): Request.ApiRequest =>
   as(key, { idempotencyKey, path: { timerId } })
 
-/** The conformance kit's backdoor: the tables read with plain SQL. */
+/** The conformance kit's backdoor: the tables read, and entries written past the adapter, with plain SQL. */
 export const kitBackdoor = (db: TestDatabase["Type"]): Stack.Backdoor => ({
   activeEntryIds: (workspaceId, userId) =>
     Effect.map(
@@ -200,5 +200,19 @@ export const kitBackdoor = (db: TestDatabase["Type"]): Stack.Backdoor => ({
         [workspaceId, userId]
       ),
       (rows) => rows[0]?.count ?? 0
+    ),
+  insertEntry: (row) =>
+    Effect.catchAllDefect(
+      Effect.as(
+        db.sql(
+          `INSERT INTO time_entries (id, workspace_id, user_id, project_id, status, billable, note, started_at, ended_at,
+            pay_rate_cents) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [row.id, row.workspaceId, row.userId, row.projectId, row.status, row.billable, row.note, row.startedAt,
+            row.endedAt, row.payRateCents]
+        ),
+        "stored" as const
+      ),
+      // unique_violation; anything else stays the defect it is.
+      (defect) => (defect as { readonly code?: unknown }).code === "23505" ? Effect.succeed("refused" as const) : Effect.die(defect)
     )
 })

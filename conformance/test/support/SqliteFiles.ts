@@ -28,7 +28,7 @@ export const freshFile: Layer.Layer<Store.Store | SqliteFile, unknown> = Layer.u
   })
 )
 
-/** Reads the stack's file directly. */
+/** Reads the stack's file directly, and writes entries into it past the adapter. */
 export const backdoor = (context: Context.Context<Store.Store | SqliteFile>): Stack.Backdoor => {
   const { filename } = Context.get(context, SqliteFile)
   const read = <A>(f: (db: Database.Database) => A) =>
@@ -52,6 +52,23 @@ export const backdoor = (context: Context.Context<Store.Store | SqliteFile>): St
         (db.prepare("SELECT count(*) AS n FROM time_entries WHERE workspace_id = ? AND user_id = ?").get(workspaceId, userId) as {
           n: number
         }).n
-      )
+      ),
+    insertEntry: (row) =>
+      Effect.sync(() => {
+        // A connection of its own, as another program's would be; waits for the adapter's write lock like one.
+        const db = new Database(filename, { fileMustExist: true, timeout: 5_000 })
+        try {
+          db.prepare(`INSERT INTO time_entries (id, workspace_id, user_id, project_id, status, billable, note, started_at,
+            ended_at, pay_rate_cents) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+            .run(row.id, row.workspaceId, row.userId, row.projectId, row.status, row.billable ? 1 : 0, row.note,
+              row.startedAt, row.endedAt, row.payRateCents)
+          return "stored" as const
+        } catch (error) {
+          if ((error as { readonly code?: unknown }).code === "SQLITE_CONSTRAINT_UNIQUE") return "refused" as const
+          throw error
+        } finally {
+          db.close()
+        }
+      })
   }
 }
