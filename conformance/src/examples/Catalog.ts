@@ -34,6 +34,13 @@ export const register = (h: Harness): void => {
   h.check("lists to members only the active clients with an unarchived project assigned to them", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
+      // A client whose only project is assigned to someone else (the owner): not the member's.
+      const theirs = { client: World.newId(), project: World.newId() }
+      yield* Effect.orDie(stack.seed({
+        clients: [{ id: theirs.client, workspaceId: world.workspace, name: "Initech" }],
+        projects: [{ id: theirs.project, clientId: theirs.client, name: "Theirs" }],
+        assignments: [{ projectId: theirs.project, userId: world.users.owner }]
+      }))
       const body = expectSuccess(yield* stack.call("listClients", as(world.keys.member)), "listClients")
       expect(body).toEqual({
         clients: [
