@@ -280,6 +280,21 @@ for (const store of stores) {
         const chunks = Array.from({ length: 40 }, () => Buffer.alloc(4096, 0x20))
         const chunked = await h.send({ method: "POST", path: "/api/v1/projects", headers: owner, chunks })
         expectError(chunked, 400, "INVALID_REQUEST", { reason: "unreadable" })
+        // Chunked, at the limit and one byte over it, with valid JSON: the count is the body's, not the chunks'.
+        const inChunks = (body: string) => {
+          const bytes = Buffer.from(body)
+          return Array.from({ length: Math.ceil(bytes.length / 4096) }, (_, i) => bytes.subarray(i * 4096, (i + 1) * 4096))
+        }
+        const chunkedExact = await h.send({ method: "POST", path: "/api/v1/projects", headers: owner, chunks: inChunks(sized(64 * 1024)) })
+        expectError(chunkedExact, 400, "INVALID_REQUEST", { field: "name" })
+        const chunkedOver = await h.send({
+          method: "POST",
+          path: "/api/v1/projects",
+          headers: owner,
+          chunks: inChunks(sized(64 * 1024 + 1))
+        })
+        expectError(chunkedOver, 400, "INVALID_REQUEST", { reason: "unreadable" })
+        expect(chunkedOver.body<{ error: { message: string } }>().error.message).toContain("64 KiB")
         // The connection (kept alive) still serves the next request.
         expect((await post(h, "/api/v1/projects", project, owner)).status).toBe(201)
         const smallChunks = [Buffer.from(project.slice(0, 10)), Buffer.from(project.slice(10))]

@@ -315,6 +315,28 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("binds a cursor to the effective limit: an omitted limit is 20, and nothing else", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      yield* seedHistory(stack, world, 25)
+      const omitted = yield* firstPage(stack, world.keys.member, [])
+      expect(omitted.entries.length).toBe(20)
+      const twenty = yield* firstPage(stack, world.keys.member, [["limit", "20"]])
+      // Either cursor goes on under the other way of asking for the same limit…
+      for (const query of [[["limit", "20"], ["cursor", omitted.nextCursor ?? ""]], [["cursor", twenty.nextCursor ?? ""]]] as const) {
+        const rest = yield* firstPage(stack, world.keys.member, query.map(([name, value]) => [name, value]))
+        expect(rest.entries.length).toBe(5)
+      }
+      // …and under no other limit.
+      for (const [limit, cursor] of [["19", omitted.nextCursor], ["21", omitted.nextCursor], ["19", twenty.nextCursor]]) {
+        expectError(
+          yield* stack.call("listTimeEntries", as(world.keys.member, { query: [["limit", limit ?? ""], ["cursor", cursor ?? ""]] })),
+          "INVALID_CURSOR"
+        )
+      }
+    })
+  )
+
   h.check("does not show entries created after the first page in later pages", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
