@@ -19,8 +19,14 @@ const broken = (
       Context.add(MemoryStore.MemoryDriver, driver)
     )))
 
-/** An off-by-one page boundary: the next page starts at the last entry of the previous one, not after it. */
+/**
+ * An off-by-one page boundary: the next page starts at the last entry of the previous one, not after it. Every page
+ * is read through `listEntries`: the stacks pass half of the page reads along with authentication, which this store
+ * would answer right, so whether a check saw the bug depended on which half its requests fell in.
+ */
 export const offByOnePage = broken((store) => ({
+  authenticate: (digest, now, policy, along) =>
+    along?._tag === "EntriesPage" ? store.authenticate(digest, now, policy) : store.authenticate(digest, now, policy, along),
   listEntries: (scope, query) =>
     store.listEntries(scope, query.after === null ? query : { ...query, after: { ...query.after, id: `${query.after.id}~` } })
 }))
