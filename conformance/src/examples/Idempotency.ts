@@ -92,6 +92,31 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("answers IDEMPOTENCY_CONFLICT for a stop's key reused on another timer, and stops nothing", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const first = yield* startOk(stack, world.keys.member, world.projects.website)
+      const stopped = yield* stack.call("stopTimer", as(world.keys.member, { idempotencyKey: "s", path: { timerId: first.id } }))
+      expectSuccess(stopped, "stopTimer")
+      const second = yield* startOk(stack, world.keys.member, world.projects.app)
+      // The timer id is the stop's input: another timer under the same key is other input, not a replay.
+      expectError(
+        yield* stack.call("stopTimer", as(world.keys.member, { idempotencyKey: "s", path: { timerId: second.id } })),
+        "IDEMPOTENCY_CONFLICT"
+      )
+      expectError(
+        yield* stack.call("startTimer", as(world.keys.member, { idempotencyKey: "s", body: json({ projectId: world.projects.app }) })),
+        "IDEMPOTENCY_CONFLICT"
+      )
+      const active = expectSuccess(yield* stack.call("getActiveTimer", as(world.keys.member)), "getActiveTimer")
+      expect(active.timer?.id).toBe(second.id)
+      // The first stop is still replayed under its key.
+      const replay = yield* stack.call("stopTimer", as(world.keys.member, { idempotencyKey: "s", path: { timerId: first.id } }))
+      expect(replay.text).toBe(stopped.text)
+      expect(replay.replayed).toBe(true)
+    })
+  )
+
   h.check("scopes keys to the API key's user and workspace", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
