@@ -15,11 +15,15 @@ import { Store } from "@stint/core"
 import * as Arr from "effect/Array"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
+import * as FiberRefs from "effect/FiberRefs"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import type * as Runtime from "effect/Runtime"
 import * as Tracer from "effect/Tracer"
 import * as Metrics from "./Metrics.js"
 import * as MetricsServer from "./MetricsServer.js"
@@ -151,87 +155,151 @@ const keepIds = (arrived: Observer.Arrived, fields: TraceFields): void => {
 const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
 
 /**
- * Runs `self` inside a server span, a child of the caller's trace context when one was sent (else of the fiber's
- * current span, if any).
+ * The span a request runs under, decided before anything of it runs, its ids kept on the request for the log line.
  *
  * Under `Tracing`'s tracer the sampling decision comes first: for a request with no trace around it (no caller's
  * context, no current span), the tracer's sampler is asked about new ids before any span exists
- * (`OtelSpan.decideRoot`); otherwise the OpenTelemetry span is started and its flags say. When not sampled, only the
- * ids are kept (for the log line) and `self` runs as it is. A sampled one is wrapped in an Effect span
- * (`OtelSpan.Span`), kept on the request for `completed`, and installed as the fiber's parent span by setting the
- * fiber's context, put back when `self` ends: `Effect.withParentSpan` would do the same through an acquire/use/release
- * region, and `Effect.onExit` through an uninterruptible one, each several times the cost of the plain
- * success/failure continuation used here. That continuation does not run when the fiber is interrupted (the client
- * went away): the fiber's exit ends the span then, as interrupted. It is Effect's own parent span, not a reference of
- * ours, so that every Effect span made inside the request (an embedder's store using `Effect.withSpan`), its log
- * events and `Effect.currentSpan` see the request. Under another tracer, the tracer makes the span (what
- * `Effect.makeSpan` does, without reading span annotations and links no request has).
+ * (`OtelSpan.decideRoot`); otherwise the OpenTelemetry span is started and its flags say. A sampled request gets an
+ * Effect span of ours (`OtelSpan.Span`, kept on the request for `completed`). One that is not sampled gets no span
+ * at all, only a stand-in carrying its ids, not sampled (`Tracer.externalSpan`): an Effect span made inside it (an
+ * embedder's store using `Effect.withSpan`) is then its child and not sampled either, where with no parent it would
+ * start a trace of its own, which the sampler might keep. The caller is the fiber's current span when `current`, else
+ * none.
+ */
+const decide = (
+  otel: OtelApi.Tracer,
+  clock: Clock.Clock,
+  arrived: Observer.Arrived,
+  current: Option.Option<Tracer.AnySpan>
+): Tracer.AnySpan => {
+  const caller = callerContext(arrived)
+  const parent = caller === undefined ? current : Option.some(caller.span)
+  // A request with no trace around it (most): the sampler is asked first, and only a sampled one gets a span.
+  const name = HttpMethod.spanWord(arrived.method)
+  const decided = Option.isNone(parent) ? OtelSpan.decideRoot(otel, name, "server") : undefined
+  if (decided !== undefined && (decided.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
+    return unsampled(arrived, decided.traceId, decided.spanId)
+  }
+  const started = decided !== undefined
+    ? OtelSpan.startDecided(otel, name, "server", decided)
+    : OtelSpan.start(otel, name, "server", caller === undefined ? OtelSpan.contextOf(parent) : caller.context)
+  const ids = started.spanContext()
+  if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
+    // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
+    if (started.isRecording()) started.end()
+    return unsampled(arrived, ids.traceId, ids.spanId)
+  }
+  const span = new OtelSpan.Span(
+    otel,
+    name,
+    parent,
+    Context.empty(),
+    [],
+    clock.unsafeCurrentTimeNanos(),
+    "server",
+    false,
+    started
+  )
+  methodOf(span, arrived.method)
+  keepIds(arrived, new SampledFields(span))
+  return span
+}
+
+/** The stand-in parent of a request that is not sampled (see `decide`). */
+const unsampled = (arrived: Observer.Arrived, traceId: string, spanId: string): Tracer.ExternalSpan => {
+  keepIds(arrived, new UnsampledFields(traceId, spanId))
+  return Tracer.externalSpan({ traceId, spanId, sampled: false })
+}
+
+/** What `begin` reads of a runtime: `Tracing`'s OpenTelemetry tracer (when the runtime's tracer is ours) and clock. */
+interface RuntimeTracing {
+  readonly runtime: Runtime.Runtime<never>
+  readonly otel: OtelApi.Tracer | undefined
+  readonly clock: Clock.Clock
+}
+
+const tracingOf = (runtime: Runtime.Runtime<never>): RuntimeTracing => {
+  const services = FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices)
+  return {
+    runtime,
+    otel: OtelSpan.otelTracerOf(Context.get(services, Tracer.Tracer)),
+    clock: Context.get(services, Clock.Clock)
+  }
+}
+
+/**
+ * `begin`: the request's span decided before its fiber starts (`decide`), and the runtime's context with it as the
+ * parent span, so that the fiber starts under it with no fiber-ref write. Under another tracer, nothing (`traced`
+ * decides in the fiber). A transport's runner asks with the same runtime every time: what is read of it is kept.
+ */
+const begun = (): NonNullable<Observer.Observer["begin"]> => {
+  let last: RuntimeTracing | undefined
+  return <R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Context.Context<R> | undefined => {
+    if (last?.runtime !== runtime) last = tracingOf(runtime as Runtime.Runtime<never>)
+    if (last.otel === undefined) return undefined
+    const current = Context.getOption(runtime.context as Context.Context<never>, Tracer.ParentSpan)
+    return Context.add(runtime.context, Tracer.ParentSpan, decide(last.otel, last.clock, arrived, current))
+  }
+}
+
+/**
+ * Runs `self` inside the request's server span: a child of the caller's trace context when one was sent (else of the
+ * fiber's current span, if any).
+ *
+ * When `begin` ran (the request's ids are on it), the fiber already runs under the request's span, or its unsampled
+ * stand-in: a sampled span is ended when `self` ends. Otherwise the span is decided here (`decide`) and installed as
+ * the fiber's parent span by setting the fiber's context, put back when `self` ends: `Effect.withParentSpan` would
+ * do the same through an acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several
+ * times the cost of the plain success/failure continuation used here. That continuation does not run when the fiber
+ * is interrupted (the client went away): the fiber's exit ends the span then, as interrupted. It is Effect's own
+ * parent span, not a reference of ours, so that every Effect span made inside the request (an embedder's store using
+ * `Effect.withSpan`), its log events and `Effect.currentSpan` see the request. Under another tracer, the tracer makes
+ * the span (what `Effect.makeSpan` does, without reading span annotations and links no request has).
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const ids = idsOf(arrived)
+    if (ids !== undefined) return ids instanceof SampledFields ? ending(fiber, clock, SampledFields.spanOf(ids), self) : self
     const otel = OtelSpan.otelTracerOf(fiber.currentTracer)
     if (otel === undefined) {
       const caller = callerSpan(arrived)
       const parent = Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan)
       return tracedBy(fiber.currentTracer, clock, arrived, parent, self)
     }
-    const caller = callerContext(arrived)
-    const parent = caller === undefined ? Option.fromNullable(fiber.currentSpan) : Option.some(caller.span)
-    // A request with no trace around it (most): the sampler is asked first, and only a sampled one gets a span.
-    const name = HttpMethod.spanWord(arrived.method)
-    const decided = Option.isNone(parent) ? OtelSpan.decideRoot(otel, name, "server") : undefined
-    if (decided !== undefined && (decided.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
-      keepIds(arrived, new UnsampledFields(decided.traceId, decided.spanId))
-      return self
-    }
-    const started = decided !== undefined
-      ? OtelSpan.startDecided(otel, name, "server", decided)
-      : OtelSpan.start(
-        otel,
-        name,
-        "server",
-        caller === undefined ? OtelSpan.contextOf(parent) : caller.context
-      )
-    const ids = started.spanContext()
-    if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
-      // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
-      if (started.isRecording()) started.end()
-      keepIds(arrived, new UnsampledFields(ids.traceId, ids.spanId))
-      return self
-    }
-    const span = new OtelSpan.Span(
-      otel,
-      name,
-      parent,
-      Context.empty(),
-      [],
-      clock.unsafeCurrentTimeNanos(),
-      "server",
-      false,
-      started
-    )
-    methodOf(span, arrived.method)
-    keepIds(arrived, new SampledFields(span))
-    // Ends the span unless already ended (`Span.end` does nothing the second time).
-    const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
-    fiber.addObserver(end)
+    const span = decide(otel, clock, arrived, Option.fromNullable(fiber.currentSpan))
     const outer = fiber.currentContext
     const restore = FiberRef.set(FiberRef.currentContext, outer)
     return Effect.zipRight(
       FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
-      Effect.matchCauseEffect(self, {
-        onFailure: (cause) => {
-          end(Exit.failCause(cause))
-          return Effect.zipRight(restore, Effect.failCause(cause))
-        },
-        onSuccess: (value) => {
-          end(Exit.succeed(value))
-          return Effect.as(restore, value)
-        }
+      Effect.matchCauseEffect(span instanceof OtelSpan.Span ? ending(fiber, clock, span, self) : self, {
+        onFailure: (cause) => Effect.zipRight(restore, Effect.failCause(cause)),
+        onSuccess: (value) => Effect.as(restore, value)
       })
     )
   })
+
+/** `self`, and the request's sampled span ended when it ends (or when the fiber ends, when it is interrupted). */
+const ending = <A, E, R>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  clock: Clock.Clock,
+  span: OtelSpan.Span,
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  // Ends the span unless already ended (`Span.end` does nothing the second time).
+  const end = (exit: Exit.Exit<unknown, unknown>) => span.end(clock.unsafeCurrentTimeNanos(), endExit(span, exit))
+  fiber.addObserver(end)
+  return Effect.matchCauseEffect(self, {
+    onFailure: (cause) => {
+      end(Exit.failCause(cause))
+      return Effect.failCause(cause)
+    },
+    onSuccess: (value) => {
+      end(Exit.succeed(value))
+      return Effect.succeed(value)
+    }
+  })
+}
 
 /** The request's method on its span, as OpenTelemetry's HTTP conventions name it (`internal/httpMethod.ts`). */
 const methodOf = (span: Tracer.Span, method: string): void => {
@@ -352,7 +420,7 @@ export const hooks = (shape: ObserverShape): Observer.Observer => {
     }
     : undefined
   return {
-    ...(shape.tracing ? { request: traced } : {}),
+    ...(shape.tracing ? { request: traced, begin: begun() } : {}),
     ...(abandoned === undefined ? {} : { aborted: abandoned }),
     ...(completed === undefined ? {} : { completed })
   }

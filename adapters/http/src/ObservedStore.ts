@@ -153,8 +153,8 @@ const observer = (options: Options) =>
     const parent = fiber.currentSpan
     if (!(parent instanceof OtelSpan.Span)) {
       // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
-      // sampled installs no span at all (`Observability`), and its store calls (in its fiber or any it forks) must
-      // not start traces of their own.
+      // sampled has no span of ours, only a stand-in that is not sampled (`Observability`), and its store calls (in
+      // its fiber or any it forks) must not start traces of their own.
       if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return untraced()
       return effectSpan(name, method, self, options.metrics ? labels : undefined, after)
     }

@@ -4,7 +4,9 @@
  *
  * @since 0.1.0
  */
+import type * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Runtime from "effect/Runtime"
 
 /**
  * A request as an observer sees it when it arrives.
@@ -49,6 +51,15 @@ export interface Observer {
    * Must run `self` exactly once and not change its result.
    */
   readonly request?: <A, E, R>(arrived: Arrived, self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+  /**
+   * Called once per request before its fiber starts, by the transports that start one fiber per request on a runtime
+   * (`stint serve` and the embedders' handlers; not `Server.app`, which runs inside a fiber of the platform's), with
+   * the request `request` will be given and that runtime: the context to start the fiber in instead of the runtime's
+   * (the runtime's with the request's span as `Tracer.ParentSpan`, say), or `undefined` for the runtime's own. A fiber
+   * started in a context costs nothing more; changing the context of a running fiber costs two fiber-ref writes. Must
+   * not throw (a hook that throws is ignored: the fiber starts in the runtime's context).
+   */
+  readonly begin?: <R>(arrived: Arrived, runtime: Runtime.Runtime<R>) => Context.Context<R> | undefined
   /**
    * Called once per answered request, inside `request`'s wrapper, when outcome, route, status, code, duration and key
    * id are known, with the request `request` was given (the same object: a hook may keep what it needs on it).

@@ -571,6 +571,86 @@ describe("request spans", () => {
         )
       ))
 
+    it("an Effect span inside a request that is not sampled is not sampled either: no trace of its own, and Effect sees the request's ids", () => {
+      // What the embedder's store saw of the current span, by request (the log line's trace id, the span's).
+      const seen: Array<{ readonly traceId: string; readonly sampled: boolean }> = []
+      const spanning: NonNullable<Options["store"]> = (layer) =>
+        Layer.effect(
+          Store.Store,
+          Effect.map(Store.Store, (store) => ({
+            ...store,
+            findActiveEntry: (scope) =>
+              Effect.withSpan(
+                Effect.zipRight(
+                  Effect.tap(Effect.orDie(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))),
+                  store.findActiveEntry(scope)
+                ),
+                "embedder.work"
+              )
+          }))
+        ).pipe(Layer.provide(layer))
+      return withEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" })(() =>
+        withServer(memory, traced({ store: spanning }))(async (server) => {
+          exporter.reset()
+          const replies = []
+          // Half of them sent in a caller's trace that the caller did not sample.
+          for (let i = 0; i < 40; i++) {
+            const traceparent = i % 2 === 0 ? undefined : `00-${"4bf92f3577b34da6a3ce929d0e0e47".concat(String(i).padStart(2, "0"))}-00f067aa0ba902b7-00`
+            replies.push(await server.api("GET", "/api/v1/timer", {
+              key: keys.member,
+              ...(traceparent === undefined ? {} : { headers: { traceparent } })
+            }))
+          }
+          const requests = new Map(serverSpans().map((span) => [span.spanContext().traceId, span]))
+          const work = exporter.getFinishedSpans().filter((span) => span.name === "embedder.work")
+          // Fails when an unsampled request's Effect span starts a trace of its own: the sampler keeps about half.
+          expect(work).toHaveLength(requests.size)
+          for (const span of work) {
+            const request = requests.get(span.spanContext().traceId)
+            expect(span.parentSpanContext?.spanId).toBe(request?.spanContext().spanId)
+          }
+          expect(seen).toHaveLength(replies.length)
+          for (const [i, reply] of replies.entries()) {
+            expect(reply.status).toBe(200)
+            const traceId = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)?.annotations["traceId"]
+            expect(seen[i]?.traceId).toBe(traceId)
+            expect(seen[i]?.sampled).toBe(requests.has(String(traceId)))
+          }
+          // None of the requests in the caller's unsampled trace was sampled; some of the others were.
+          expect(replies.filter((_, i) => i % 2 === 1).some((reply) =>
+            requests.has(String(server.logs().find((log) => log.annotations["requestId"] === reply.requestId)?.annotations["traceId"]))
+          )).toBe(false)
+          expect(requests.size).toBeGreaterThan(0)
+        })
+      )
+    })
+
+    it("decided in the request's own fiber (no begin), a request that is not sampled is Effect's parent span, with its ids, until it ends", () =>
+      withEnv({ OTEL_TRACES_SAMPLER: "always_off" })(() =>
+        Effect.runPromise(
+          Effect.gen(function*() {
+            const hooks = Observability.hooks({ metrics: false, tracing: true })
+            const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
+            const parent = Effect.orDie(Effect.currentParentSpan)
+            const [current, inner] = yield* hooks.request!(arrived, Effect.all([parent, Effect.withSpan(parent, "embedder.work")]))
+            const fields = yield* hooks.completed!({
+              requestId: "r",
+              method: "GET",
+              route: "/api/v1/timer",
+              status: 200,
+              code: undefined,
+              durationMs: 1,
+              keyId: null
+            }, arrived)
+            expect(fields["traceId"]).toMatch(/^[0-9a-f]{32}$/)
+            expect(current).toMatchObject({ traceId: fields["traceId"], spanId: fields["spanId"], sampled: false })
+            expect(inner).toMatchObject({ traceId: fields["traceId"], sampled: false })
+            expect(Option.isNone(yield* Effect.option(Effect.currentParentSpan))).toBe(true)
+            expect(exporter.getFinishedSpans()).toEqual([])
+          }).pipe(Effect.provide(Tracing.layer(new SimpleSpanProcessor(exporter))))
+        )
+      ))
+
     it("parentbased_traceidratio 0: a caller's sampled trace is still followed, an unsampled one is not", () =>
       withEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0" })(() =>
         withServer(memory, traced())(async (server) => {
@@ -656,7 +736,7 @@ describe("request spans", () => {
   it("switched off, there are no hooks to call at all; each part switches on its own hook", () => {
     expect(Observability.hooks({ metrics: false, tracing: false })).toEqual({})
     expect(Object.keys(Observability.hooks({ metrics: true, tracing: false })).sort()).toEqual(["aborted", "completed"])
-    expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["aborted", "completed", "request"])
+    expect(Object.keys(Observability.hooks({ metrics: false, tracing: true })).sort()).toEqual(["aborted", "begin", "completed", "request"])
   })
 })
 

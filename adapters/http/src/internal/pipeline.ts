@@ -5,6 +5,7 @@
  */
 import { Authentication, FiberRoots, type Store } from "@stint/core"
 import * as Cause from "effect/Cause"
+import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberId from "effect/FiberId"
@@ -204,6 +205,23 @@ export const runner = (
 ): Runner => {
   FiberRoots.install()
   const fork = Runtime.runFork(runtime)
+  const begin = options.observer?.begin
+  /** Starts a request's fiber in the context `begin` answers (the runtime's when it answers none, or throws). */
+  const startBegun = (
+    begin: NonNullable<Observer.Observer["begin"]>,
+    incoming: Incoming,
+    effect: Effect.Effect<Answered, never, Store.Store>
+  ) => {
+    let context: Context.Context<Store.Store> | undefined
+    try {
+      context = begin(incoming, runtime)
+    } catch {
+      context = undefined
+    }
+    return context === undefined
+      ? fork(effect)
+      : Runtime.runFork(Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }))(effect)
+  }
   const minimum = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
   const logs = (level: LogLevel.LogLevel) => LogLevel.greaterThanEqual(level, minimum)
   const running = InFlight.make()
@@ -217,7 +235,9 @@ export const runner = (
   }
   const run = (incoming: Incoming, respond: (response: Outgoing) => void) => {
     const requestId = randomUUID()
-    const fiber = fork(handle(incoming, requestId, options.observer))
+    const fiber = begin === undefined
+      ? fork(handle(incoming, requestId, options.observer))
+      : startBegun(begin, incoming, handle(incoming, requestId, options.observer))
     const entry = running.add(() => fiber.unsafeInterruptAsFork(FiberId.none))
     fiber.addObserver((exit) => {
       finished(entry)
