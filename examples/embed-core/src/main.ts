@@ -12,13 +12,20 @@ import * as Server from "./Server.js"
 
 const { values } = parseArgs({ options: { sqlite: { type: "string" }, port: { type: "string", default: "8788" } } })
 // The one line that picks the storage: any layer that provides the core's Store port.
-const store = values.sqlite === undefined ? MemoryStore.layerMemory : SqliteStore.layer({ filename: values.sqlite })
-const server = await Server.start({ store, port: Number(values.port) })
+// A SQLite file by its path, or as `stint --database` names one (`sqlite:./embedded.db`).
+const store = values.sqlite === undefined
+  ? MemoryStore.layerMemory
+  : SqliteStore.layer({ filename: values.sqlite.replace(/^sqlite:/, "") })
+const server = await Server.start({ store, port: Number(values.port) }).catch((error: unknown) => {
+  console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
+  return process.exit(1)
+})
 
 if (values.sqlite === undefined) {
   const summary = await server.run(Fixture.load(Demo.fixture))
-  console.log(`demo API key (shown once): ${summary.apiKeys[0]?.key}`)
-  console.log(`try: curl -H "Authorization: Bearer $KEY" ${server.url}/api/v1/clients`)
+  const key = summary.apiKeys[0]?.key
+  console.log(`demo API key (shown once): ${key}`)
+  console.log(`try: curl -H "Authorization: Bearer ${key}" ${server.url}/api/v1/clients`)
 }
 console.log(`listening on ${server.url}`)
 

@@ -1,16 +1,20 @@
 #!/usr/bin/env node
 /**
- * Runs the Hono app on `@hono/node-server`: `node dist/main.js [--database FILE] [--port N]` (defaults `./stint.db`,
- * 8791). SIGINT and SIGTERM stop taking connections, let the requests in flight finish (the app's own and Stint's)
- * and close the store.
+ * Runs the Hono app on `@hono/node-server`: `node dist/main.js [--database sqlite:FILE] [--port N]` (defaults
+ * `./stint.db`, 8791). SIGINT and SIGTERM stop taking connections, let the requests in flight finish (the app's own
+ * and Stint's) and close the store.
  */
 import { serve } from "@hono/node-server"
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
 
 const { values } = parseArgs({ options: { database: { type: "string" }, port: { type: "string" } } })
-const { app, stint } = App.make({ database: values.database ?? "./stint.db" })
-await stint.ready()
+// A SQLite file, as `stint --database` names one (`sqlite:./stint.db`) or by its path alone.
+const { app, stint } = App.make({ database: (values.database ?? "./stint.db").replace(/^sqlite:/, "") })
+await stint.ready().catch((error: unknown) => {
+  console.error(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`)
+  process.exit(1)
+})
 const server = serve({ fetch: app.fetch, port: Number(values.port ?? 8791), hostname: "127.0.0.1" }, (info) => {
   console.error(`listening on http://127.0.0.1:${info.port} (Stint under /time)`)
 })

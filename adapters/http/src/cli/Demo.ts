@@ -87,5 +87,6 @@ export const announcement = (demo: Demo, baseUrl: string): ReadonlyArray<string>
  *
  * @since 0.1.0
  */
-export const skipped =
-  "demo: the database already holds a workspace, so no demo data was created (create a key with `stint keys create`)"
+export const skipped = "demo: the database already holds a workspace, so no demo data was created; " +
+  "`npx stint keys list` shows each key's user and workspace, `npx stint keys create --user ID --workspace ID` " +
+  "makes a new key (add the server's --database when it is not the default)"
