@@ -6,8 +6,9 @@
  * launches reuse them. playwright-core drives the browser.
  *
  * We do not call the package's own JavaScript: it inflates into the shared temporary directory (`/tmp/chromium`, which
- * another checkout may be writing at the same moment) and declares Node 22. Inflating here goes to a directory of
- * its own that is renamed into place whole, so parallel test files and checkouts never see half a binary.
+ * another checkout may be writing at the same moment). Inflating here goes to a directory of its own that is renamed
+ * into place whole, so parallel test files and checkouts never see half a binary. The package is pinned at 143.0.4, the
+ * last release whose manifest allows Node 20 (later ones make `npm install` warn `EBADENGINE` on Node 20).
  */
 import { randomBytes } from "node:crypto"
 import {
@@ -26,17 +27,21 @@ import { pipeline } from "node:stream/promises"
 import { brotliDecompressSync, createBrotliDecompress } from "node:zlib"
 import { type Browser, chromium } from "playwright-core"
 
-/** Where the package lives and which version it is. */
+/** Where the package lives and which version it is: the nearest folder above its entry point with its manifest. */
 const packageInfo = (): { readonly dir: string; readonly version: string } => {
   const entry = createRequire(import.meta.url).resolve("@sparticuz/chromium")
-  // `build/index.js` in the package.
-  const dir = dirname(dirname(entry))
-  const manifest: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"))
-  const version = typeof manifest === "object" && manifest !== null && "version" in manifest
-    ? manifest.version
-    : undefined
-  if (typeof version !== "string") throw new Error(`${dir}/package.json names no version`)
-  return { dir, version }
+  // The entry point is a few folders down (`build/index.js`, `build/cjs/index.cjs`, by version).
+  for (let dir = dirname(entry); dir !== dirname(dir); dir = dirname(dir)) {
+    const path = join(dir, "package.json")
+    if (!existsSync(path)) continue
+    const manifest: unknown = JSON.parse(readFileSync(path, "utf8"))
+    if (typeof manifest !== "object" || manifest === null || !("name" in manifest)) continue
+    if (manifest.name !== "@sparticuz/chromium") continue
+    const version = "version" in manifest ? manifest.version : undefined
+    if (typeof version !== "string") throw new Error(`${path} names no version`)
+    return { dir, version }
+  }
+  throw new Error(`no package.json of @sparticuz/chromium above ${entry}`)
 }
 
 /** `node_modules/.cache`, beside the package's own `node_modules` folder. */
