@@ -198,9 +198,13 @@ describe("a mount prefix", () => {
       expect((await send(url, { method: "GET", path: "/time/healthz?probe=1" })).text).toBe("{\"status\":\"ok\"}")
       const missing = await send(url, { method: "GET", path: "/time/api/v1/nope" })
       expect(missing.status).toBe(404)
-      expect(JSON.parse(missing.text)).toMatchObject({ error: { code: "NOT_FOUND" } })
+      // Messages name the path as the client sent it, the prefix included.
+      expect(JSON.parse(missing.text)).toMatchObject({ error: { code: "NOT_FOUND", message: "No resource at /time/api/v1/nope." } })
       const wrongMethod = await send(url, { method: "PUT", path: "/time/api/v1/timer" })
       expect([wrongMethod.status, wrongMethod.headers["allow"]]).toEqual([405, "GET"])
+      expect(JSON.parse(wrongMethod.text)).toMatchObject({
+        error: { code: "METHOD_NOT_ALLOWED", message: "/time/api/v1/timer does not support PUT; it supports GET." }
+      })
       // The spec's paths without the prefix are not the API's.
       expect((await send(url, { method: "GET", path: "/api/v1/clients", headers: bearer(keys.member) })).text)
         .not.toContain("\"clients\":")

@@ -185,9 +185,11 @@ export const dispatch = (incoming: Incoming, requestId: string): Effect.Effect<O
   const target = Target.parse(incoming.url)
   if (target === undefined) return Effect.succeed(failure(requestId, null, "NOT_FOUND", 404, "Unknown path."))
   const match = router(incoming.method, target.path)
+  // A message names the path as the client sent it, mount prefix included.
+  const shown = incoming.prefix === undefined ? target.path : `${incoming.prefix}${target.path}`
   switch (match._tag) {
     case "NotFound":
-      return Effect.succeed(notFound(requestId, target.path))
+      return Effect.succeed(notFound(requestId, shown))
     case "MethodNotAllowed":
       return Effect.succeed({
         ...failure(
@@ -195,7 +197,7 @@ export const dispatch = (incoming: Incoming, requestId: string): Effect.Effect<O
           match.template,
           "METHOD_NOT_ALLOWED",
           405,
-          `${quotedPath(target.path)} does not support ${incoming.method}; it supports ${match.allow.join(", ")}.`,
+          `${quotedPath(shown)} does not support ${incoming.method}; it supports ${match.allow.join(", ")}.`,
           { allow: match.allow }
         ),
         headers: { allow: match.allow.join(", ") }
