@@ -142,8 +142,16 @@ class SampledFields extends TraceFields {
  */
 const IDS: unique symbol = Symbol("@stint/http/Observability/ids")
 
+/**
+ * The span `begin` started a request's fiber under (the request's, or its unsampled stand-in), until `traced` takes it:
+ * so that `traced` knows the fiber already runs under it, and ends it if it is sampled (what `begin` starts, only
+ * `traced` ends).
+ */
+const BEGUN: unique symbol = Symbol("@stint/http/Observability/begun")
+
 interface WithIds {
   [IDS]?: TraceFields
+  [BEGUN]?: Tracer.AnySpan | undefined
 }
 
 const idsOf = (arrived: Observer.Arrived): TraceFields | undefined => (arrived as WithIds)[IDS]
@@ -213,41 +221,42 @@ const unsampled = (arrived: Observer.Arrived, traceId: string, spanId: string): 
 
 /** What `begin` reads of a runtime: `Tracing`'s OpenTelemetry tracer (when the runtime's tracer is ours) and clock. */
 interface RuntimeTracing {
-  readonly runtime: Runtime.Runtime<never>
   readonly otel: OtelApi.Tracer | undefined
   readonly clock: Clock.Clock
 }
 
+/** What `begin` read of each runtime (a runtime never changes; a runner asks with the same one every time). */
+const runtimeTracing = new WeakMap<Runtime.Runtime<never>, RuntimeTracing>()
+
 const tracingOf = (runtime: Runtime.Runtime<never>): RuntimeTracing => {
-  const services = FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices)
-  return {
-    runtime,
-    otel: OtelSpan.otelTracerOf(Context.get(services, Tracer.Tracer)),
-    clock: Context.get(services, Clock.Clock)
+  let found = runtimeTracing.get(runtime)
+  if (found === undefined) {
+    const services = FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices)
+    found = { otel: OtelSpan.otelTracerOf(Context.get(services, Tracer.Tracer)), clock: Context.get(services, Clock.Clock) }
+    runtimeTracing.set(runtime, found)
   }
+  return found
 }
 
 /**
  * `begin`: the request's span decided before its fiber starts (`decide`), and the runtime's context with it as the
  * parent span, so that the fiber starts under it with no fiber-ref write. Under another tracer, nothing (`traced`
- * decides in the fiber). A transport's runner asks with the same runtime every time: what is read of it is kept.
+ * decides in the fiber).
  */
-const begun = (): NonNullable<Observer.Observer["begin"]> => {
-  let last: RuntimeTracing | undefined
-  return <R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Context.Context<R> | undefined => {
-    if (last?.runtime !== runtime) last = tracingOf(runtime as Runtime.Runtime<never>)
-    if (last.otel === undefined) return undefined
-    const current = Context.getOption(runtime.context as Context.Context<never>, Tracer.ParentSpan)
-    return Context.add(runtime.context, Tracer.ParentSpan, decide(last.otel, last.clock, arrived, current))
-  }
+const begin = <R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Context.Context<R> | undefined => {
+  const { clock, otel } = tracingOf(runtime as Runtime.Runtime<never>)
+  if (otel === undefined) return undefined
+  const span = decide(otel, clock, arrived, Context.getOption(runtime.context as Context.Context<never>, Tracer.ParentSpan))
+  ;(arrived as WithIds)[BEGUN] = span
+  return Context.add(runtime.context, Tracer.ParentSpan, span)
 }
 
 /**
  * Runs `self` inside the request's server span: a child of the caller's trace context when one was sent (else of the
  * fiber's current span, if any).
  *
- * When `begin` ran (the request's ids are on it), the fiber already runs under the request's span, or its unsampled
- * stand-in: a sampled span is ended when `self` ends. Otherwise the span is decided here (`decide`) and installed as
+ * When `begin` ran, the fiber already runs under the request's span, or its unsampled stand-in: a sampled span is
+ * ended when `self` ends. Otherwise the span is decided here (`decide`) and installed as
  * the fiber's parent span by setting the fiber's context, put back when `self` ends: `Effect.withParentSpan` would
  * do the same through an acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several
  * times the cost of the plain success/failure continuation used here. That continuation does not run when the fiber
@@ -259,8 +268,14 @@ const begun = (): NonNullable<Observer.Observer["begin"]> => {
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-    const ids = idsOf(arrived)
-    if (ids !== undefined) return ids instanceof SampledFields ? ending(fiber, clock, SampledFields.spanOf(ids), self) : self
+    const begun = (arrived as WithIds)[BEGUN]
+    if (begun !== undefined) {
+      // Taken once: another run of this same effect (a retry, say) is another request, decided afresh.
+      ;(arrived as WithIds)[BEGUN] = undefined
+      const body = begun instanceof OtelSpan.Span ? ending(fiber, clock, begun, self) : self
+      // The fiber started under it (a transport's runner), unless something between changed its context.
+      return fiber.currentSpan === begun ? body : under(fiber, begun, body)
+    }
     const otel = OtelSpan.otelTracerOf(fiber.currentTracer)
     if (otel === undefined) {
       const caller = callerSpan(arrived)
@@ -268,16 +283,25 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       return tracedBy(fiber.currentTracer, clock, arrived, parent, self)
     }
     const span = decide(otel, clock, arrived, Option.fromNullable(fiber.currentSpan))
-    const outer = fiber.currentContext
-    const restore = FiberRef.set(FiberRef.currentContext, outer)
-    return Effect.zipRight(
-      FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
-      Effect.matchCauseEffect(span instanceof OtelSpan.Span ? ending(fiber, clock, span, self) : self, {
-        onFailure: (cause) => Effect.zipRight(restore, Effect.failCause(cause)),
-        onSuccess: (value) => Effect.as(restore, value)
-      })
-    )
+    return under(fiber, span, span instanceof OtelSpan.Span ? ending(fiber, clock, span, self) : self)
   })
+
+/** `self` with `span` as the fiber's parent span, the fiber's context put back when it ends. */
+const under = <A, E, R>(
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  span: Tracer.AnySpan,
+  self: Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> => {
+  const outer = fiber.currentContext
+  const restore = FiberRef.set(FiberRef.currentContext, outer)
+  return Effect.zipRight(
+    FiberRef.set(FiberRef.currentContext, Context.add(outer, Tracer.ParentSpan, span)),
+    Effect.matchCauseEffect(self, {
+      onFailure: (cause) => Effect.zipRight(restore, Effect.failCause(cause)),
+      onSuccess: (value) => Effect.as(restore, value)
+    })
+  )
+}
 
 /** `self`, and the request's sampled span ended when it ends (or when the fiber ends, when it is interrupted). */
 const ending = <A, E, R>(
@@ -395,7 +419,8 @@ const aborted = (arrived: Observer.Arrived): Readonly<Record<string, string>> =>
  * `internal/httpMethod.ts`) with its method, route, status, error code, request id and key id (never the key), and
  * `traceId`/`spanId` for the log line (also of a request its client abandoned); with metrics, the request metrics
  * (an abandoned request counted in `stint_http_requests_aborted_total`).
- * Both off: no hooks at all.
+ * Both off: no hooks at all. The hooks are a set: with tracing, `begin` starts the request's span and `request` ends
+ * it, so keep them together (wrap `request` in your own, calling it, rather than replacing it).
  *
  * @since 0.1.0
  */
@@ -420,7 +445,7 @@ export const hooks = (shape: ObserverShape): Observer.Observer => {
     }
     : undefined
   return {
-    ...(shape.tracing ? { request: traced, begin: begun() } : {}),
+    ...(shape.tracing ? { request: traced, begin } : {}),
     ...(abandoned === undefined ? {} : { aborted: abandoned }),
     ...(completed === undefined ? {} : { completed })
   }

@@ -56,8 +56,10 @@ export interface Observer {
    * (`stint serve` and the embedders' handlers; not `Server.app`, which runs inside a fiber of the platform's), with
    * the request `request` will be given and that runtime: the context to start the fiber in instead of the runtime's
    * (the runtime's with the request's span as `Tracer.ParentSpan`, say), or `undefined` for the runtime's own. A fiber
-   * started in a context costs nothing more; changing the context of a running fiber costs two fiber-ref writes. Must
-   * not throw (a hook that throws is ignored: the fiber starts in the runtime's context).
+   * started in another context costs a copy of the runtime's context; changing the context of a running fiber costs
+   * two fiber-ref writes. Must not throw (a hook that throws is ignored: the fiber starts in the runtime's context).
+   * An observer's hooks work together (what `begin` starts, `request` may be the one to end): replace or leave out
+   * one of them and keep the others, and what they started may never end. `Observability.hooks` are such a set.
    */
   readonly begin?: <R>(arrived: Arrived, runtime: Runtime.Runtime<R>) => Context.Context<R> | undefined
   /**

@@ -330,6 +330,37 @@ describe("request spans", () => {
         })
       ))
 
+    it("a request effect run twice is two requests: each its own span, ended, with Effect's parent span set", () =>
+      withObserved(() =>
+        Effect.gen(function*() {
+          const request = asRequest(Effect.orDie(Effect.currentParentSpan))
+          const first = yield* request
+          const second = yield* request
+          expect(first.spanId).not.toBe(second.spanId)
+          const spans = exporter.getFinishedSpans().filter((span) => span.name === "GET")
+          expect(spans.map((span) => span.spanContext().spanId).sort()).toEqual([first.spanId, second.spanId].sort())
+        })
+      ))
+
+    it("a request begun by a runner runs under the span begin decided, ended once; run again, it is decided afresh", () =>
+      withObserved(() =>
+        Effect.gen(function*() {
+          const hooks = Observability.hooks({ metrics: false, tracing: true })
+          const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
+          const runtime = yield* Effect.runtime<never>()
+          const context = hooks.begin!(arrived, runtime)
+          if (context === undefined) throw new Error("begin decided nothing under Tracing's tracer")
+          const begun = Context.unsafeGet(context, Tracer.ParentSpan)
+          const request = hooks.request!(arrived, Effect.orDie(Effect.currentParentSpan))
+          const first = yield* Effect.provide(request, context)
+          expect(first).toBe(begun)
+          const again = yield* Effect.provide(request, context)
+          expect(again.spanId).not.toBe(begun.spanId)
+          expect(exporter.getFinishedSpans().filter((span) => span.name === "GET").map((span) => span.spanContext().spanId).sort())
+            .toEqual([begun.spanId, again.spanId].sort())
+        })
+      ))
+
     it("a call inside an embedder's own span (Effect.withSpan under Tracing's tracer) is a child of that span", () =>
       withObserved((observed) =>
         Effect.gen(function*() {
