@@ -12,17 +12,42 @@ import { expect } from "vitest"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 
-/** The test of `examples/<example>/dist/main.js` (built first). */
-export const servesUntilSigterm = (example: string) => async (): Promise<void> => {
-  const main = join(root, "examples", example, "dist", "main.js")
-  // The same build, under the same lock, as the other tests that run built code.
+/** Builds `examples/<example>` (the same build, under the same lock, as the other tests that run built code). */
+const built = (example: string): string => {
   execFileSync("flock", ["/tmp/stint-http-build.lock", "npx", "tsc", "-b", `examples/${example}/tsconfig.src.json`], {
     cwd: root,
     stdio: "inherit"
   })
+  return join(root, "examples", example, "dist", "main.js")
+}
+
+/** `dist/main.js` on a database it cannot open (given by its path alone): one line, exit 1, no stack trace. */
+export const refusesADatabaseItCannotOpen = (example: string) => async (): Promise<void> => {
+  const main = built(example)
+  const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
+  try {
+    const child = spawn(process.execPath, [main, "--database", join(dir, "missing", "stint.db"), "--port", "0"], {
+      stdio: ["ignore", "ignore", "pipe"]
+    })
+    let stderr = ""
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString()
+    })
+    const code = await new Promise<number | null>((resolve) => child.once("close", (exit) => resolve(exit)))
+    expect(code).toBe(1)
+    expect(stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^cannot open the database: SQLite: opening .*missing/)])
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** The test of `examples/<example>/dist/main.js` (built first). */
+export const servesUntilSigterm = (example: string) => async (): Promise<void> => {
+  const main = built(example)
   const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
   const database = join(dir, "stint.db")
-  const child = spawn(process.execPath, [main, "--database", database, "--port", "0"], {
+  // The address as the READMEs give it, in `stint --database`'s form.
+  const child = spawn(process.execPath, [main, "--database", `sqlite:${database}`, "--port", "0"], {
     stdio: ["ignore", "ignore", "pipe"]
   })
   try {

@@ -3,6 +3,8 @@
  * lets the request in flight finish, and disposes Stint, which closes the SQLite file (its WAL file is gone).
  */
 import { it } from "vitest"
-import { servesUntilSigterm } from "../../../testing/EmbedMain.js"
+import { refusesADatabaseItCannotOpen, servesUntilSigterm } from "../../../testing/EmbedMain.js"
 
 it("serves until SIGTERM, then finishes the request in flight, closes the store and exits 0", servesUntilSigterm("embed-express"))
+
+it("answers a database it cannot open with one line and exit 1", refusesADatabaseItCannotOpen("embed-express"))
