@@ -2,7 +2,7 @@
  * Effect's root fibers in a linked list (`FiberRoots.install`): `Fiber.roots` lists exactly the root fibers running,
  * in the order they started, before and after the list takes over, whatever order they end in. What the list saves
  * (finished requests kept alive into V8's old generation) is a matter of the collector's timing, shown by the
- * benchmark (README, Performance), not here.
+ * benchmark (`bench/README.md`), not here.
  */
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"

@@ -79,6 +79,21 @@ export const parse = (url: string): Either.Either<Target, DatabaseUrlInvalid> =>
 }
 
 /**
+ * The SQLite file an address names (`sqlite:./stint.db`, `sqlite://…`, the scheme in any case), or a path given alone
+ * (no scheme); refused for a PostgreSQL address and for anything `parse` refuses. For programs that take `stint`'s
+ * `--database` but serve SQLite only, such as the embed examples.
+ *
+ * @since 0.1.0
+ */
+export const sqliteFile = (address: string): Either.Either<string, DatabaseUrlInvalid> => {
+  if (!/^[a-z][a-z0-9+.-]*:/i.test(address.trim())) return Either.right(address)
+  return Either.flatMap(parse(address), (target) =>
+    target._tag === "Sqlite"
+      ? Either.right(target.filename)
+      : Either.left(new DatabaseUrlInvalid({ url: address, reason: "a SQLite file is needed here, e.g. sqlite:./stint.db" })))
+}
+
+/**
  * The address from `STINT_DATABASE_URL`, or `sqlite:./stint.db`.
  *
  * @since 0.1.0

@@ -11,11 +11,14 @@ import * as Demo from "./Demo.js"
 import * as Server from "./Server.js"
 
 const { values } = parseArgs({ options: { sqlite: { type: "string" }, port: { type: "string", default: "8788" } } })
+// A SQLite file by its path, or as `stint --database` names one (`sqlite:./embedded.db`, also `sqlite://…`).
+const filename = values.sqlite?.replace(/^sqlite:(\/\/)?/i, "")
+if (filename === "") {
+  console.error("--sqlite sqlite: needs a file path, e.g. sqlite:./embedded.db")
+  process.exit(2)
+}
 // The one line that picks the storage: any layer that provides the core's Store port.
-// A SQLite file by its path, or as `stint --database` names one (`sqlite:./embedded.db`).
-const store = values.sqlite === undefined
-  ? MemoryStore.layerMemory
-  : SqliteStore.layer({ filename: values.sqlite.replace(/^sqlite:/, "") })
+const store = filename === undefined ? MemoryStore.layerMemory : SqliteStore.layer({ filename })
 const server = await Server.start({ store, port: Number(values.port) }).catch((error: unknown) => {
   console.error(`cannot start: ${error instanceof Error ? error.message : String(error)}`)
   return process.exit(1)

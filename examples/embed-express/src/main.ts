@@ -3,17 +3,28 @@
  * Runs the Express app: `node dist/main.js [--database sqlite:FILE] [--port N]` (defaults `./stint.db`, 8790). SIGINT and
  * SIGTERM stop taking connections, let the requests in flight finish (the app's own and Stint's) and close the store.
  */
+import { Database } from "@stint/http"
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
 
 const { values } = parseArgs({ options: { database: { type: "string" }, port: { type: "string" } } })
 // A SQLite file, as `stint --database` names one (`sqlite:./stint.db`) or by its path alone.
-const { app, stint } = App.make({ database: (values.database ?? "./stint.db").replace(/^sqlite:/, "") })
+const database = Database.sqliteFile(values.database ?? "./stint.db")
+if (database._tag === "Left") {
+  console.error(database.left.message)
+  process.exit(2)
+}
+const { app, stint } = App.make({ database: database.right })
 await stint.ready().catch((error: unknown) => {
   console.error(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`)
   process.exit(1)
 })
-const server = app.listen(Number(values.port ?? 8790), "127.0.0.1", () => {
+const server = app.listen(Number(values.port ?? 8790), "127.0.0.1", (error) => {
+  // Express 5 hands a failed listen (the port in use, say) to this callback.
+  if (error !== undefined) {
+    console.error(`cannot listen: ${error.message}`)
+    process.exit(1)
+  }
   const address = server.address()
   const port = typeof address === "object" && address !== null ? address.port : values.port
   console.error(`listening on http://127.0.0.1:${port} (Stint under /time)`)

@@ -5,12 +5,18 @@
  * and Stint's) and close the store.
  */
 import { serve } from "@hono/node-server"
+import { Database } from "@stint/http"
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
 
 const { values } = parseArgs({ options: { database: { type: "string" }, port: { type: "string" } } })
 // A SQLite file, as `stint --database` names one (`sqlite:./stint.db`) or by its path alone.
-const { app, stint } = App.make({ database: (values.database ?? "./stint.db").replace(/^sqlite:/, "") })
+const database = Database.sqliteFile(values.database ?? "./stint.db")
+if (database._tag === "Left") {
+  console.error(database.left.message)
+  process.exit(2)
+}
+const { app, stint } = App.make({ database: database.right })
 await stint.ready().catch((error: unknown) => {
   console.error(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`)
   process.exit(1)
