@@ -51,6 +51,9 @@ export type Target =
  */
 export const redact = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@")
 
+/** An address's scheme (`sqlite`, `postgres`, …), as written. */
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i
+
 /**
  * Parses an address: `sqlite:PATH` (also `sqlite://PATH`), `postgres://…` or `postgresql://…`.
  *
@@ -58,7 +61,7 @@ export const redact = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:
  */
 export const parse = (url: string): Either.Either<Target, DatabaseUrlInvalid> => {
   const trimmed = url.trim()
-  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(trimmed)?.[1]?.toLowerCase()
+  const scheme = SCHEME.exec(trimmed)?.[1]?.toLowerCase()
   const invalid = (reason: string) => Either.left(new DatabaseUrlInvalid({ url, reason }))
   switch (scheme) {
     case "sqlite": {
@@ -86,11 +89,10 @@ export const parse = (url: string): Either.Either<Target, DatabaseUrlInvalid> =>
  * @since 0.1.0
  */
 export const sqliteFile = (address: string): Either.Either<string, DatabaseUrlInvalid> => {
-  if (!/^[a-z][a-z0-9+.-]*:/i.test(address.trim())) return Either.right(address)
+  if (!SCHEME.test(address.trim())) return Either.right(address)
+  const notSqlite = () => new DatabaseUrlInvalid({ url: address, reason: "a SQLite file is needed here, e.g. sqlite:./stint.db" })
   return Either.flatMap(parse(address), (target) =>
-    target._tag === "Sqlite"
-      ? Either.right(target.filename)
-      : Either.left(new DatabaseUrlInvalid({ url: address, reason: "a SQLite file is needed here, e.g. sqlite:./stint.db" })))
+    target._tag === "Sqlite" ? Either.right(target.filename) : Either.left(notSqlite()))
 }
 
 /**

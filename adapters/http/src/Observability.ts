@@ -267,15 +267,15 @@ const begin = <R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Conte
  */
 const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
-    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
     const begun = (arrived as WithIds)[BEGUN]
     if (begun !== undefined) {
       // Taken once: another run of this same effect (a retry, say) is another request, decided afresh.
       ;(arrived as WithIds)[BEGUN] = undefined
-      const body = begun instanceof OtelSpan.Span ? ending(fiber, clock, begun, self) : self
+      const body = begun instanceof OtelSpan.Span ? ending(fiber, clockOf(fiber), begun, self) : self
       // The fiber started under it (a transport's runner), unless something between changed its context.
       return fiber.currentSpan === begun ? body : under(fiber, begun, body)
     }
+    const clock = clockOf(fiber)
     const otel = OtelSpan.otelTracerOf(fiber.currentTracer)
     if (otel === undefined) {
       const caller = callerSpan(arrived)
@@ -285,6 +285,9 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
     const span = decide(otel, clock, arrived, Option.fromNullable(fiber.currentSpan))
     return under(fiber, span, span instanceof OtelSpan.Span ? ending(fiber, clock, span, self) : self)
   })
+
+const clockOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Clock.Clock =>
+  Context.get(fiber.currentDefaultServices, Clock.Clock)
 
 /** `self` with `span` as the fiber's parent span, the fiber's context put back when it ends. */
 const under = <A, E, R>(

@@ -220,7 +220,7 @@ export const runner = (
     }
     return context === undefined
       ? fork(effect)
-      : Runtime.runFork(Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }))(effect)
+      : Runtime.runFork(Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags }), effect)
   }
   const minimum = FiberRefs.getOrDefault(runtime.fiberRefs, FiberRef.currentMinimumLogLevel)
   const logs = (level: LogLevel.LogLevel) => LogLevel.greaterThanEqual(level, minimum)
