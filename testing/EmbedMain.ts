@@ -1,10 +1,11 @@
 /**
- * The shutdown test both embed examples share: `dist/main.js` as a team runs it serves Stint and the team's route on a
- * free port, and on SIGTERM it stops, lets the request in flight finish, and disposes Stint, which closes the SQLite
- * file (its WAL file is gone).
+ * The tests of the embed examples' `dist/main.js`, run as a team runs it: its command line (all three), a database it
+ * cannot open, and shutdown (the two with a handler: it serves Stint and the team's route on a free port, and on
+ * SIGTERM it stops, lets the request in flight finish, and disposes Stint, which closes the SQLite file).
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -37,6 +38,51 @@ export const refusesADatabaseItCannotOpen = (example: string) => async (): Promi
     expect(code).toBe(1)
     expect(stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^cannot open the database: SQLite: opening .*missing/)])
   } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Runs `main` with `args` in `cwd` to its exit: its code and what it wrote. */
+const run = async (main: string, args: ReadonlyArray<string>, cwd: string) => {
+  const child = spawn(process.execPath, [main, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString()
+  })
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString()
+  })
+  const code = await new Promise<number | null>((resolve) => child.once("close", (exit) => resolve(exit)))
+  return { code, stdout, stderr }
+}
+
+/**
+ * `dist/main.js` answers `--help` with its usage (exit 0); an option it does not take, a port that is not one, and a
+ * port in use with a line saying so (exit 2, 2 and 1), never a stack trace. It runs in a temporary directory, where a
+ * default database file would go.
+ */
+export const answersItsCommandLine = (example: string) => async (): Promise<void> => {
+  const main = built(example)
+  const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
+  const taken = createServer()
+  try {
+    const help = await run(main, ["--help"], dir)
+    expect([help.code, help.stdout, help.stderr]).toEqual([0, expect.stringMatching(/^usage: node dist\/main\.js .*--port N/), ""])
+    const unknown = await run(main, ["--colour"], dir)
+    expect([unknown.code, unknown.stdout]).toEqual([2, ""])
+    expect(unknown.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining("'--colour'"), expect.stringMatching(/^usage: /)])
+    for (const port of ["http", "70000", "-1", ""]) {
+      const bad = await run(main, [`--port=${port}`], dir)
+      expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([2, `--port takes a port number from 0 to 65535, not ${JSON.stringify(port)}`])
+    }
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
+    const port = (taken.address() as { port: number }).port
+    const inUse = await run(main, ["--port", String(port)], dir)
+    expect(inUse.code).toBe(1)
+    expect(inUse.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^cannot (listen|start): .*EADDRINUSE/)])
+  } finally {
+    taken.close()
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -199,7 +199,17 @@ export const start = async (options: {
     })
   })
   const host = options.host ?? "127.0.0.1"
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, host, resolve))
+  // A port in use comes as an `error` event: reject with it (and close the store), rather than crash the process.
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject)
+      resolve()
+    })
+  }).catch(async (error: unknown) => {
+    await runtime.dispose()
+    throw error
+  })
   const { port } = server.address() as AddressInfo // listening on TCP, so the address is an AddressInfo
   return {
     url: `http://${host}:${port}`,

@@ -10,7 +10,23 @@ import { parseArgs } from "node:util"
 import * as Demo from "./Demo.js"
 import * as Server from "./Server.js"
 
-const { values } = parseArgs({ options: { sqlite: { type: "string" }, port: { type: "string", default: "8788" } } })
+const usage = "usage: node dist/main.js [--sqlite FILE] [--port N]   (defaults: the in-memory demo store, 8788)"
+const { values } = (() => {
+  try {
+    return parseArgs({ options: { sqlite: { type: "string" }, port: { type: "string", default: "8788" }, help: { type: "boolean", short: "h" } } })
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`)
+    return process.exit(2)
+  }
+})()
+if (values.help === true) {
+  console.log(usage)
+  process.exit(0)
+}
+if (!/^\d{1,5}$/.test(values.port) || Number(values.port) > 65535) {
+  console.error(`--port takes a port number from 0 to 65535, not ${JSON.stringify(values.port)}\n${usage}`)
+  process.exit(2)
+}
 // A SQLite file by its path, or as `stint --database` names one (`sqlite:./embedded.db`, also `sqlite://…`).
 const filename = values.sqlite?.replace(/^sqlite:(\/\/)?/i, "")
 if (filename === "") {

@@ -9,7 +9,24 @@ import { Database } from "@stint/http"
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
 
-const { values } = parseArgs({ options: { database: { type: "string" }, port: { type: "string" } } })
+const usage = "usage: node dist/main.js [--database sqlite:FILE] [--port N]   (defaults ./stint.db, 8791)"
+const { values } = (() => {
+  try {
+    return parseArgs({ options: { database: { type: "string" }, port: { type: "string" }, help: { type: "boolean", short: "h" } } })
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`)
+    return process.exit(2)
+  }
+})()
+if (values.help === true) {
+  console.log(usage)
+  process.exit(0)
+}
+const port = Number(values.port ?? 8791)
+if (!/^\d{1,5}$/.test(values.port ?? "0") || port > 65535) {
+  console.error(`--port takes a port number from 0 to 65535, not ${JSON.stringify(values.port)}\n${usage}`)
+  process.exit(2)
+}
 // A SQLite file, as `stint --database` names one (`sqlite:./stint.db`) or by its path alone.
 const database = Database.sqliteFile(values.database ?? "./stint.db")
 if (database._tag === "Left") {
@@ -21,8 +38,12 @@ await stint.ready().catch((error: unknown) => {
   console.error(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`)
   process.exit(1)
 })
-const server = serve({ fetch: app.fetch, port: Number(values.port ?? 8791), hostname: "127.0.0.1" }, (info) => {
+const server = serve({ fetch: app.fetch, port: port, hostname: "127.0.0.1" }, (info) => {
   console.error(`listening on http://127.0.0.1:${info.port} (Stint under /time)`)
+})
+server.once("error", (error) => {
+  console.error(`cannot listen: ${error.message}`) // the port in use, say
+  process.exit(1)
 })
 const shutdown = () => {
   // No new connections; exit once every request in flight, the app's own and Stint's, has been answered and the store
