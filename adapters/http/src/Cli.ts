@@ -80,7 +80,29 @@ const colourOnlyOnTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Eff
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
   wizardWithoutTerminal(argv)
     ? Effect.as(Console.error("stint: --wizard asks its questions on a terminal, and standard input is not one"), 2)
-    : runCli(argv)
+    : runCli(builtInFirst(argv))
+
+/**
+ * `--help`, `-h` or `--version` anywhere among a command's options (`stint serve --port 0 --help`): @effect/cli finds
+ * them only right after the command's name, and took them for an unknown argument elsewhere. They move there, and the
+ * options before them go: help answers whatever else the line asked. The command's name is its leading words (and
+ * a `--log-level LEVEL` before them); what follows `--` is left alone.
+ */
+const builtInFirst = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const args = argv.slice(2)
+  const end = args.indexOf("--")
+  const options = end < 0 ? args : args.slice(0, end)
+  const at = options.findIndex((arg) => arg === "--help" || arg === "-h" || arg === "--version")
+  if (at < 0) return argv
+  const words: Array<string> = []
+  for (let i = 0; i < at; i++) {
+    const arg = options[i]!
+    if (arg === "--log-level" && i + 1 < at) words.push(arg, options[++i]!)
+    else if (arg.startsWith("-")) break
+    else words.push(arg)
+  }
+  return [...argv.slice(0, 2), ...words, options[at]!]
+}
 
 /**
  * `--wizard` (@effect/cli's prompts) with standard input not a terminal: the prompts would wait for keys that never

@@ -99,6 +99,26 @@ describe("help", () => {
       expect(result.stdout).toContain(Cli.VERSION)
     }))
 
+  it.effect("--help, -h and --version after a command's options answer as right after its name", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
+        [["serve", "--port", "0", "--help"], ["serve", "--help"]],
+        [["keys", "create", "--user", "u", "--label", "x", "-h"], ["keys", "create", "--help"]],
+        [["seed", "--database", "sqlite:x.db", "fixture.json", "--help"], ["seed", "--help"]],
+        [["--log-level", "info", "serve", "--demo", "--help"], ["serve", "--help"]],
+        [["serve", "--port", "0", "--version"], ["--version"]]
+      ]
+      for (const [late, early] of cases) {
+        const [got, want] = [yield* run(late), yield* run(early)]
+        expect(got, late.join(" ")).toEqual(want)
+        expect(got.code).toBe(0)
+        expect(got.stdout).not.toBe("")
+      }
+      // After `--` it is an argument like any other, not a request for help.
+      const passed = yield* run(["seed", "--", "--help"])
+      expect(passed).toEqual({ code: 2, stdout: "", stderr: "stint: Path '--help' must exist" })
+    }))
+
   it.effect("--wizard without a terminal on standard input is refused at once (its prompts would wait forever)", () =>
     Effect.gen(function*() {
       expect(process.stdin.isTTY).not.toBe(true)
