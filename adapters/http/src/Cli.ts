@@ -5,6 +5,8 @@
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as ValidationError from "@effect/cli/ValidationError"
 import type * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Cause from "effect/Cause"
 import * as Console from "effect/Console"
@@ -80,24 +82,35 @@ const colourOnlyOnTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Eff
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
   wizardWithoutTerminal(argv)
     ? Effect.as(Console.error("stint: --wizard asks its questions on a terminal, and standard input is not one"), 2)
-    : runCli(builtInFirst(argv))
+    : runCli(argv)
+
+const BUILT_IN = ["--help", "-h", "--version"] as const
 
 /**
- * `--help`, `-h` or `--version` anywhere among a command's options (`stint serve --port 0 --help`): @effect/cli finds
- * them only right after the command's name, and took them for an unknown argument elsewhere. They move there, and the
- * options before them go: help answers whatever else the line asked. The command's name is its leading words (and
- * a `--log-level LEVEL` before them); what follows `--` is left alone.
+ * @effect/cli finds `--help`, `-h` and `--version` only right after a command's name; after its options
+ * (`stint serve --port 0 --help`) it parses the options, then refuses the word as an unknown argument. That refusal, and
+ * only it, is answered by running the line again with the word right after the command's name, so that a line that
+ * parses (`--name -h` names something `-h`) or fails on anything else (`--port abc --help`) is left as it was.
+ */
+const unknownBuiltIn = (error: unknown): boolean =>
+  ValidationError.isValidationError(error) && "error" in error &&
+  BUILT_IN.some((word) => withoutColour(HelpDoc.toAnsiText(error.error)).includes(`Received unknown argument: '${word}'`))
+
+/**
+ * The line with its first `--help`, `-h` or `--version` (before any `--`) right after the command's name: its leading
+ * words and a `--log-level` before them; the options in between go, as help answers none of them.
  */
 const builtInFirst = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   const args = argv.slice(2)
   const end = args.indexOf("--")
   const options = end < 0 ? args : args.slice(0, end)
-  const at = options.findIndex((arg) => arg === "--help" || arg === "-h" || arg === "--version")
+  const at = options.findIndex((arg) => (BUILT_IN as ReadonlyArray<string>).includes(arg))
   if (at < 0) return argv
   const words: Array<string> = []
   for (let i = 0; i < at; i++) {
     const arg = options[i]!
     if (arg === "--log-level" && i + 1 < at) words.push(arg, options[++i]!)
+    else if (arg.startsWith("--log-level=")) words.push(arg)
     else if (arg.startsWith("-")) break
     else words.push(arg)
   }
@@ -116,6 +129,7 @@ const wizardWithoutTerminal = (argv: ReadonlyArray<string>): boolean => {
 
 const runCli = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>
   cli(argv).pipe(
+    Effect.catchIf(unknownBuiltIn, () => cli(builtInFirst(argv))),
     withoutCliErrorOutput,
     colourOnlyOnTerminal,
     Effect.as(0),

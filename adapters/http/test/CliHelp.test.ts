@@ -3,9 +3,13 @@
  * command would only test the same startup again. `Cli.test.ts` checks `stint --help` through the binary.
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { describe, expect, it } from "@effect/vitest"
+import { describe, expect, it, vi } from "@effect/vitest"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import * as Cli from "../src/Cli.js"
 
 /** Runs the command line in process; answers the exit status and what it printed on stdout and stderr. */
@@ -101,11 +105,13 @@ describe("help", () => {
 
   it.effect("--help, -h and --version after a command's options answer as right after its name", () =>
     Effect.gen(function*() {
+      const user = "01a22944-b95e-7130-8fe6-c0a8156a101b"
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [
         [["serve", "--port", "0", "--help"], ["serve", "--help"]],
-        [["keys", "create", "--user", "u", "--label", "x", "-h"], ["keys", "create", "--help"]],
-        [["seed", "--database", "sqlite:x.db", "fixture.json", "--help"], ["seed", "--help"]],
+        [["keys", "create", "--user", user, "--workspace", user, "-h"], ["keys", "create", "--help"]],
+        [["seed", "--database", "sqlite:x.db", fileURLToPath(import.meta.url), "--help"], ["seed", "--help"]],
         [["--log-level", "info", "serve", "--demo", "--help"], ["serve", "--help"]],
+        [["serve", "--log-level=none", "--port", "0", "--help"], ["serve", "--help"]],
         [["serve", "--port", "0", "--version"], ["--version"]]
       ]
       for (const [late, early] of cases) {
@@ -114,10 +120,42 @@ describe("help", () => {
         expect(got.code).toBe(0)
         expect(got.stdout).not.toBe("")
       }
-      // After `--` it is an argument like any other, not a request for help.
-      const passed = yield* run(["seed", "--", "--help"])
-      expect(passed).toEqual({ code: 2, stdout: "", stderr: "stint: Path '--help' must exist" })
     }))
+
+  it.effect("a line that is wrong before its --help is refused as it would be without it (exit 2)", () =>
+    Effect.gen(function*() {
+      expect(yield* run(["serve", "--port", "abc", "--help"]))
+        .toEqual({ code: 2, stdout: "", stderr: "stint: --port must be an integer from 0 to 65535, got \"abc\"" })
+      expect(yield* run(["serve", "--bogus", "--help"]))
+        .toEqual({ code: 2, stdout: "", stderr: "stint: Received unknown argument: '--bogus'" })
+      // After `--` it is an argument like any other.
+      expect(yield* run(["seed", "--", "--help"])).toEqual({ code: 2, stdout: "", stderr: "stint: Path '--help' must exist" })
+    }))
+
+  it.effect("an option's value that reads -h, --help or --version is that value, not a request for help", () =>
+    Effect.gen(function*() {
+      const dir = mkdtempSync(join(tmpdir(), "stint-cli-help-"))
+      try {
+        const database = `sqlite:${join(dir, "stint.db")}`
+        // The command writes its JSON to the process's standard output itself.
+        const written: Array<string> = []
+        const write = vi.spyOn(process.stdout, "write").mockImplementation((chunk: unknown, ...rest: Array<unknown>) => {
+          written.push(String(chunk))
+          const done = rest.find((arg) => typeof arg === "function") as (() => void) | undefined
+          done?.()
+          return true
+        })
+        for (const name of ["-h", "--help", "--version"]) {
+          const result = yield* run(["workspaces", "create", "--database", database, "--name", name])
+          expect([result.code, result.stderr]).toEqual([0, ""])
+        }
+        write.mockRestore()
+        expect(written.map((text) => (JSON.parse(text) as { name: string }).name)).toEqual(["-h", "--help", "--version"])
+      } finally {
+        vi.restoreAllMocks()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    }), { timeout: 20_000 })
 
   it.effect("--wizard without a terminal on standard input is refused at once (its prompts would wait forever)", () =>
     Effect.gen(function*() {
