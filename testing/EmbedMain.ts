@@ -58,11 +58,11 @@ const run = async (main: string, args: ReadonlyArray<string>, cwd: string) => {
 }
 
 /**
- * `dist/main.js` answers `--help` with its usage (exit 0); an option it does not take, a port that is not one, and a
- * port in use with a line saying so (exit 2, 2 and 1), never a stack trace. It runs in a temporary directory, where a
- * default database file would go.
+ * `dist/main.js` answers `--help` with its usage (exit 0); an option it does not take and a port that is not one with a
+ * message and its usage (exit 2); a port in use with one line (exit 1), after closing the store it opened (`database`:
+ * the options that name `stint.db` in its temporary working directory). Never a stack trace.
  */
-export const answersItsCommandLine = (example: string) => async (): Promise<void> => {
+export const answersItsCommandLine = (example: string, database: ReadonlyArray<string>) => async (): Promise<void> => {
   const main = built(example)
   const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
   const taken = createServer()
@@ -76,11 +76,17 @@ export const answersItsCommandLine = (example: string) => async (): Promise<void
       const bad = await run(main, [`--port=${port}`], dir)
       expect([bad.code, bad.stderr.split("\n")[0]]).toEqual([2, `--port takes a port number from 0 to 65535, not ${JSON.stringify(port)}`])
     }
+    // parseArgs' own words for a value that starts with a dash, then the usage; no stack trace.
+    const dashed = await run(main, ["--port", "-1"], dir)
+    expect([dashed.code, dashed.stdout]).toEqual([2, ""])
+    expect(dashed.stderr).toMatch(/^Option '--port' argument is ambiguous\.(.|\n)*\nusage: [^\n]*\n$/)
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve))
     const port = (taken.address() as { port: number }).port
-    const inUse = await run(main, ["--port", String(port)], dir)
+    const inUse = await run(main, [...database, "--port", String(port)], dir)
     expect(inUse.code).toBe(1)
     expect(inUse.stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^cannot (listen|start): .*EADDRINUSE/)])
+    // The store it had opened is closed before the exit: the SQLite file is there, its WAL file is gone.
+    expect([existsSync(join(dir, "stint.db")), existsSync(join(dir, "stint.db-wal"))]).toEqual([true, false])
   } finally {
     taken.close()
     rmSync(dir, { recursive: true, force: true })

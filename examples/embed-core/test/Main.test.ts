@@ -5,4 +5,4 @@
 import { it } from "vitest"
 import { answersItsCommandLine } from "../../../testing/EmbedMain.js"
 
-it("answers --help, an unknown option, a bad port and a port in use with a line and an exit code", answersItsCommandLine("embed-core"))
+it("answers --help, an unknown option, a bad port and a port in use with a line and an exit code", answersItsCommandLine("embed-core", ["--sqlite", "stint.db"]))

@@ -40,7 +40,8 @@ const server = app.listen(port, "127.0.0.1", (error) => {
   // Express 5 hands a failed listen (the port in use, say) to this callback.
   if (error !== undefined) {
     console.error(`cannot listen: ${error.message}`)
-    process.exit(1)
+    void stint.dispose().finally(() => process.exit(1)) // closes the store it opened
+    return
   }
   const address = server.address()
   const bound = typeof address === "object" && address !== null ? address.port : port

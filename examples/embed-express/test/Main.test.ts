@@ -9,4 +9,4 @@ it("serves until SIGTERM, then finishes the request in flight, closes the store 
 
 it("answers a database it cannot open with one line and exit 1", refusesADatabaseItCannotOpen("embed-express"))
 
-it("answers --help, an unknown option, a bad port and a port in use with a line and an exit code", answersItsCommandLine("embed-express"))
+it("answers --help, an unknown option, a bad port and a port in use with a line and an exit code", answersItsCommandLine("embed-express", ["--database", "sqlite:stint.db"]))

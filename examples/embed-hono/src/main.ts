@@ -38,13 +38,15 @@ await stint.ready().catch((error: unknown) => {
   console.error(`cannot open the database: ${error instanceof Error ? error.message : String(error)}`)
   process.exit(1)
 })
-const server = serve({ fetch: app.fetch, port: port, hostname: "127.0.0.1" }, (info) => {
+const failed = (error: Error) => {
+  console.error(`cannot listen: ${error.message}`) // the port in use, say
+  void stint.dispose().finally(() => process.exit(1)) // closes the store it opened
+}
+const server = serve({ fetch: app.fetch, port, hostname: "127.0.0.1" }, (info) => {
+  server.off("error", failed)
   console.error(`listening on http://127.0.0.1:${info.port} (Stint under /time)`)
 })
-server.once("error", (error) => {
-  console.error(`cannot listen: ${error.message}`) // the port in use, say
-  process.exit(1)
-})
+server.once("error", failed)
 const shutdown = () => {
   // No new connections; exit once every request in flight, the app's own and Stint's, has been answered and the store
   // is closed (Stint answers 503 NOT_READY to requests that still arrive on open connections meanwhile).

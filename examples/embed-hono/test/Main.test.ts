@@ -9,4 +9,4 @@ it("serves until SIGTERM, then finishes the request in flight, closes the store 
 
 it("answers a database it cannot open with one line and exit 1", refusesADatabaseItCannotOpen("embed-hono"))
 
-it("answers --help, an unknown option, a bad port and a port in use with a line and an exit code", answersItsCommandLine("embed-hono"))
+it("answers --help, an unknown option, a bad port and a port in use with a line and an exit code", answersItsCommandLine("embed-hono", ["--database", "sqlite:stint.db"]))
