@@ -250,7 +250,7 @@ export const register = (h: Harness): void => {
     })
   )
 
-  h.check("computes earnings past 2^53 exactly (the largest rate for the longest durations)", (stack) =>
+  h.check("computes earnings past 2^53 exactly and rounds their half cent up (the largest rate, the longest durations)", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
       const rate = 2147483647
@@ -264,9 +264,12 @@ export const register = (h: Harness): void => {
         endedAt,
         payRateCents: rate
       })
-      const [nearlyLongest, clamped] = [World.newId(), World.newId()]
+      const [halfCent, nearlyLongest, clamped] = [World.newId(), World.newId(), World.newId()]
       yield* Effect.orDie(stack.seed({
         timeEntries: [
+          // 2,147,477,400 s: exactly half a cent over an even number of cents, where rounding down or to even is off
+          // by one (the other two are below the half).
+          entry(halfCent, "1951-01-01T00:00:00Z", "2019-01-19T01:30:00Z"),
           // 2,147,483,639 s: rate × seconds is about 4.6e18, where a float (or float cents) is off by a cent.
           entry(nearlyLongest, "1950-01-01T00:00:00Z", "2018-01-19T03:13:59Z"),
           entry(clamped, "1900-01-01T00:00:00Z", "2000-01-01T00:00:00Z")
@@ -279,10 +282,11 @@ export const register = (h: Harness): void => {
       }
       const entries = yield* history(stack, world.keys.member)
       expect(entries.map((e) => [e["id"], e["durationSeconds"], e["earnings"]])).toEqual([
+        [halfCent, 2147477400, exact(2147477400)],
         [nearlyLongest, 2147483639, exact(2147483639)],
         [clamped, 2147483647, exact(2147483647)]
       ])
-      expect(exact(2147483639)).toBe("12810238880423.75")
+      expect([exact(2147477400), exact(2147483639)]).toEqual(["12810201663339.11", "12810238880423.75"])
     })
   )
 
