@@ -38,6 +38,9 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["earnings rounded with floats", Stacks.floatEarnings(CoreStack.make(MemoryStore.layerMemory)), ["examples", "model"], [
     "examples: writes every field of an entry: UTC times, durations, exact earnings, nulls while active or voided"
   ]],
+  ["earnings past 2^53 rounded half to even", Stacks.halfEvenPast2To53(CoreStack.make(MemoryStore.layerMemory)), ["examples"], [
+    "examples: computes earnings past 2^53 exactly and rounds their half cent up (the largest rate, the longest durations)"
+  ]],
   ["an active entry read along with authentication from a stale view", CoreStack.make(Stores.alongMissesActive, { backdoor }), ["examples", "store"], [
     "examples: starts a timer with every field of the Timer resource",
     "store: a read made along with authentication, or inside it, answers what the ordinary read answers, and the request is counted exactly as by authenticate alone"

@@ -11,8 +11,8 @@ const rewrite = (definition: Definition, change: (stack: Stack.Stack) => Partial
   make: Effect.map(definition.make, (stack) => ({ ...stack, ...change(stack) }))
 })
 
-/** Earnings computed with floating-point dollars instead of exact cents. */
-export const floatEarnings = (definition: Definition): Definition =>
+/** Every completed billable entry of a history page with its earnings as `earnings` writes them. */
+const rewriteEarnings = (definition: Definition, earnings: (rate: number, seconds: number) => string): Definition =>
   rewrite(definition, (stack) => ({
     call: (operation, request) =>
       Effect.map(stack.call(operation, request), (outcome) => {
@@ -20,13 +20,30 @@ export const floatEarnings = (definition: Definition): Definition =>
         const page = outcome.body as { entries: Array<Record<string, unknown>> }
         const entries = page.entries.map((e) =>
           e["status"] === "completed" && e["billable"] === true
-            ? { ...e, earnings: ((e["payRateCents"] as number) * (e["durationSeconds"] as number) / 360_000).toFixed(2) }
+            ? { ...e, earnings: earnings(e["payRateCents"] as number, e["durationSeconds"] as number) }
             : e
         )
         const body = { ...page, entries }
         return { ...outcome, body, text: JSON.stringify(body) }
       })
   }))
+
+/** Earnings computed with floating-point dollars instead of exact cents. */
+export const floatEarnings = (definition: Definition): Definition =>
+  rewriteEarnings(definition, (rate, seconds) => (rate * seconds / 360_000).toFixed(2))
+
+/**
+ * Earnings in exact integer cents, but rounded half to even (banker's rounding, a common library default) where
+ * half-up is the rule, past 2^53 only: below it, where the other examples' half cents lie, they are right.
+ */
+export const halfEvenPast2To53 = (definition: Definition): Definition =>
+  rewriteEarnings(definition, (rate, seconds) => {
+    const product = BigInt(rate) * BigInt(seconds)
+    const [whole, rest] = [product / 3600n, product % 3600n]
+    const halfUp = rest >= 1800n ? whole + 1n : whole
+    const cents = product > 2n ** 53n && rest === 1800n && whole % 2n === 0n ? whole : halfUp
+    return `${cents / 100n}.${String(cents % 100n).padStart(2, "0")}`
+  })
 
 /** A cursor still accepted after its project filter changed: the server keeps the filter it issued the cursor for. */
 export const cursorIgnoresFilter = (definition: Definition): Definition =>
