@@ -66,6 +66,20 @@ describe("Fixture.load", () => {
       expect(tables.entries.get(E)?.payRateCents).toBe(0)
     }).pipe(Effect.provide(MemoryStore.layerMemory)))
 
+  it.effect("references in upper case name the same rows, and their rates default as in lower case", () =>
+    Effect.gen(function*() {
+      const fixture = valid()
+      const upper = (value: string) => value.toUpperCase()
+      yield* Fixture.load({
+        ...fixture,
+        assignments: [{ projectId: upper(P), userId: upper(U) }],
+        timeEntries: fixture.timeEntries.map((e) => ({ ...e, userId: upper(U), workspaceId: upper(W), projectId: upper(P) }))
+      })
+      const { tables } = yield* MemoryStore.MemoryDriver
+      expect(tables.assignments.get(`${P} ${U}`)?.payRateCents).toBe(5000)
+      expect(tables.entries.get(E)).toMatchObject({ userId: U, workspaceId: W, projectId: P, payRateCents: 5000 })
+    }).pipe(Effect.provide(MemoryStore.layerMemory)))
+
   it.effect("generates a key when none is given and prints it once", () =>
     Effect.gen(function*() {
       const fixture = { ...valid(), apiKeys: [{ userId: U, workspaceId: W }] }
