@@ -47,6 +47,9 @@ describe("Idempotency.normalizeKey", () => {
     expect(Idempotency.normalizeKey("  abc ")).toEqual(Option.some("abc"))
     expect(Idempotency.normalizeKey(` ${"x".repeat(255)} `)).toEqual(Option.some("x".repeat(255)))
     expect(Idempotency.normalizeKey("x".repeat(256))).toEqual(Option.none())
+    // Characters, not UTF-16 units: only a caller of the core can send these (an HTTP header cannot carry them).
+    expect(Idempotency.normalizeKey("𝄞".repeat(255))).toEqual(Option.some("𝄞".repeat(255)))
+    expect(Idempotency.normalizeKey("𝄞".repeat(256))).toEqual(Option.none())
   })
 })
 
