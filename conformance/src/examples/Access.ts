@@ -134,6 +134,12 @@ export const register = (h: Harness): void => {
       expectError(yield* stack.call("createProject", as(world.keys.ownerOld, validInput("createProject", world))), "INSUFFICIENT_SCOPE")
       const clients = expectSuccess(yield* stack.call("listClients", as(world.keys.ownerOld)), "listClients")
       expect(clients.canCreateProjects).toBe(false)
+      // Listing projects needs projects:read alone, which that key has.
+      const projects = expectSuccess(
+        yield* stack.call("listProjects", as(world.keys.ownerOld, { query: [["clientId", world.clients.globex]] })),
+        "listProjects"
+      )
+      expect(projects.projects.map((p) => p.id)).toContain(world.projects.website)
     })
   )
 

@@ -191,6 +191,44 @@ export const register = (h: Harness): void => {
     })
   )
 
+  h.check("reads, stops and completes a running timer whose project is no longer ready for tracking", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const stopIt = (key: string, timerId: string) => stopOk(stack, key, timerId).pipe(Effect.map((stopped) => stopped.body))
+      // Readiness is checked when a timer starts, not while it runs: archiving its project or client leaves it running.
+      const onWebsite = yield* startOk(stack, world.keys.member, world.projects.website)
+      yield* stack.admin.setArchived("project", world.projects.website, true)
+      expect((yield* running(stack, world.keys.member)).id).toBe(onWebsite.id)
+      expect((yield* startOk(stack, world.keys.member, world.projects.app)).stoppedTimerId).toBe(onWebsite.id)
+      const onSupport = yield* startOk(stack, world.keys.member, world.projects.support)
+      yield* stack.admin.setArchived("client", world.clients.acme, true)
+      expect((yield* running(stack, world.keys.member)).id).toBe(onSupport.id)
+      expect(yield* stopIt(world.keys.member, onSupport.id)).toEqual({ timer: null, stoppedTimerId: onSupport.id })
+      // A fixture may hold a running entry on a project its user is not assigned to (the member on "Internal", the
+      // owner on "app"): it too is read, stopped, and completed by a start.
+      const [owners, members] = [World.newId(), World.newId()]
+      const runningOn = (id: string, userId: string, projectId: string) => ({
+        id,
+        userId,
+        workspaceId: world.workspace,
+        projectId,
+        status: "active",
+        startedAt: "2026-01-01T00:00:00Z"
+      })
+      yield* Effect.orDie(stack.seed({
+        timeEntries: [
+          runningOn(members, world.users.member, world.projects.unassigned),
+          runningOn(owners, world.users.owner, world.projects.app)
+        ]
+      }))
+      expect((yield* running(stack, world.keys.member)).id).toBe(members)
+      expect(yield* stopIt(world.keys.member, members)).toEqual({ timer: null, stoppedTimerId: members })
+      expect((yield* running(stack, world.keys.owner)).id).toBe(owners)
+      // "Internal" (the member's unassigned project) is assigned to the owner.
+      expect((yield* startOk(stack, world.keys.owner, world.projects.unassigned)).stoppedTimerId).toBe(owners)
+    })
+  )
+
   h.check("refuses a removed member, a revoked key and archived projects from the moment they change", (stack) =>
     Effect.gen(function*() {
       const world = yield* World.seed(stack)
