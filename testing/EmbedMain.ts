@@ -22,26 +22,6 @@ const built = (example: string): string => {
   return join(root, "examples", example, "dist", "main.js")
 }
 
-/** `dist/main.js` on a database it cannot open (given by its path alone): one line, exit 1, no stack trace. */
-export const refusesADatabaseItCannotOpen = (example: string) => async (): Promise<void> => {
-  const main = built(example)
-  const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
-  try {
-    const child = spawn(process.execPath, [main, "--database", join(dir, "missing", "stint.db"), "--port", "0"], {
-      stdio: ["ignore", "ignore", "pipe"]
-    })
-    let stderr = ""
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString()
-    })
-    const code = await new Promise<number | null>((resolve) => child.once("close", (exit) => resolve(exit)))
-    expect(code).toBe(1)
-    expect(stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^cannot open the database: SQLite: opening .*missing/)])
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
-}
-
 /** Runs `main` with `args` in `cwd` to its exit: its code and what it wrote. */
 const run = async (main: string, args: ReadonlyArray<string>, cwd: string) => {
   const child = spawn(process.execPath, [main, ...args], { cwd, stdio: ["ignore", "pipe", "pipe"] })
@@ -55,6 +35,19 @@ const run = async (main: string, args: ReadonlyArray<string>, cwd: string) => {
   })
   const code = await new Promise<number | null>((resolve) => child.once("close", (exit) => resolve(exit)))
   return { code, stdout, stderr }
+}
+
+/** `dist/main.js` on a database it cannot open (given by its path alone): one line, exit 1, no stack trace. */
+export const refusesADatabaseItCannotOpen = (example: string) => async (): Promise<void> => {
+  const main = built(example)
+  const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
+  try {
+    const { code, stderr } = await run(main, ["--database", join(dir, "missing", "stint.db"), "--port", "0"], dir)
+    expect(code).toBe(1)
+    expect(stderr.trimEnd().split("\n")).toEqual([expect.stringMatching(/^cannot open the database: SQLite: opening .*missing/)])
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }
 
 /**

@@ -101,9 +101,7 @@ const unknownBuiltIn = (error: unknown): boolean =>
  * words and a `--log-level` before them; the options in between go, as help answers none of them.
  */
 const builtInFirst = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const args = argv.slice(2)
-  const end = args.indexOf("--")
-  const options = end < 0 ? args : args.slice(0, end)
+  const options = beforeDashes(argv)
   const at = options.findIndex((arg) => (BUILT_IN as ReadonlyArray<string>).includes(arg))
   if (at < 0) return argv
   const words: Array<string> = []
@@ -121,10 +119,14 @@ const builtInFirst = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
  * `--wizard` (@effect/cli's prompts) with standard input not a terminal: the prompts would wait for keys that never
  * come (with `< /dev/null`, forever).
  */
-const wizardWithoutTerminal = (argv: ReadonlyArray<string>): boolean => {
+const wizardWithoutTerminal = (argv: ReadonlyArray<string>): boolean =>
+  beforeDashes(argv).includes("--wizard") && process.stdin.isTTY !== true
+
+/** The command line's words before any `--` (after it, every word is an argument). */
+const beforeDashes = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   const args = argv.slice(2)
   const end = args.indexOf("--")
-  return (end < 0 ? args : args.slice(0, end)).includes("--wizard") && process.stdin.isTTY !== true
+  return end < 0 ? args : args.slice(0, end)
 }
 
 const runCli = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeContext.NodeContext> =>

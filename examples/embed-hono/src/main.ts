@@ -12,7 +12,7 @@ import * as App from "./App.js"
 const usage = "usage: node dist/main.js [--database sqlite:FILE] [--port N]   (defaults ./stint.db, 8791)"
 const { values } = (() => {
   try {
-    return parseArgs({ options: { database: { type: "string" }, port: { type: "string" }, help: { type: "boolean", short: "h" } } })
+    return parseArgs({ options: { database: { type: "string" }, port: { type: "string", default: "8791" }, help: { type: "boolean", short: "h" } } })
   } catch (error) {
     console.error(`${error instanceof Error ? error.message : String(error)}\n${usage}`)
     return process.exit(2)
@@ -22,8 +22,8 @@ if (values.help === true) {
   console.log(usage)
   process.exit(0)
 }
-const port = Number(values.port ?? 8791)
-if (!/^\d{1,5}$/.test(values.port ?? "0") || port > 65535) {
+const port = Number(values.port)
+if (!/^\d{1,5}$/.test(values.port) || port > 65535) {
   console.error(`--port takes a port number from 0 to 65535, not ${JSON.stringify(values.port)}\n${usage}`)
   process.exit(2)
 }
