@@ -58,11 +58,18 @@ export const digestWith = (hashing: Hashing.HashingShape, key: string): string =
  * @since 0.1.0
  */
 export const fromAuthorization = (header: string | undefined): Option.Option<string> => {
-  if (header === undefined) return Option.none()
-  const match = /^bearer +([^ ]+) *$/i.exec(header)
-  const key = match?.[1]
+  const key = bearerToken(header)
   return key !== undefined && isWellFormed(key) ? Option.some(key) : Option.none()
 }
+
+/**
+ * The token of an `Authorization` header of the form `Bearer <token>` (scheme case-insensitive, one token), well-formed
+ * key or not; `undefined` when the header is missing or is not of that form (another scheme, no token, two tokens).
+ *
+ * @since 0.1.0
+ */
+export const bearerToken = (header: string | undefined): string | undefined =>
+  header === undefined ? undefined : /^bearer +([^ ]+) *$/i.exec(header)?.[1]
 
 /**
  * Why a stored key does not authenticate at `now`, or `None` when it does.

@@ -126,7 +126,7 @@ export const authenticateReading = (
 export const presentedDigest = (services: Services, request: ApiRequest): Either.Either<string, InvalidApiKey> => {
   const presented = ApiKey.fromAuthorization(request.authorization)
   return Option.isNone(presented)
-    ? Either.left(request.authorization === undefined ? missingKey() : malformedKey())
+    ? Either.left(ApiKey.bearerToken(request.authorization) === undefined ? missingKey() : malformedKey())
     : Either.right(ApiKey.digestWith(services.hashing, presented.value))
 }
 

@@ -59,6 +59,26 @@ for (const store of stores) {
         }
       }))
 
+    it("a 401's message says how to send the key unless a Bearer token was sent, and that it is malformed when it is", () =>
+      withServer(store)(async (h) => {
+        const how = "Send your API key as \"Authorization: Bearer <key>\"."
+        const messages: ReadonlyArray<readonly [Readonly<Record<string, string>>, string]> = [
+          [{}, how],
+          [{ authorization: `Basic ${keys.owner}` }, how],
+          [{ authorization: keys.owner }, how],
+          [{ authorization: "Bearer" }, how],
+          [{ authorization: `Bearer ${keys.owner} ${keys.owner}` }, how],
+          [{ authorization: "Bearer stint_short" }, "The API key is malformed."],
+          [{ authorization: `bearer ${keys.owner.replace("stint_", "other_")}` }, "The API key is malformed."]
+        ]
+        for (const [headers, message] of messages) {
+          const reply = await call(h, "listClients", { headers })
+          expectError(reply, 401, "INVALID_API_KEY")
+          expect({ headers, message: reply.body<{ error: { message: string } }>().error.message })
+            .toEqual({ headers, message })
+        }
+      }))
+
     it("the Bearer scheme word is case-insensitive", () =>
       withServer(store)(async (h) => {
         const reply = await h.api("GET", "/api/v1/clients", { headers: { authorization: `bEaReR ${keys.owner}` } })
