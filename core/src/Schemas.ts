@@ -42,7 +42,10 @@ export const DEFAULT_COLOR = "#ff5c35"
  *
  * @since 0.1.0
  */
-export const Color = Schema.String.pipe(Schema.pattern(COLOR_PATTERN)).annotations({
+export const Color = Schema.String.pipe(
+  // The description below is for the OpenAPI document: as the refusal's wording it would read as a second format.
+  Schema.pattern(COLOR_PATTERN, { message: () => "must be #rrggbb (# and six hex digits)" })
+).annotations({
   identifier: "Color",
   description: `#rrggbb; ${DEFAULT_COLOR} where a color is absent`
 })

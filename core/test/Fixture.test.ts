@@ -135,6 +135,24 @@ describe("Fixture.load", () => {
       }))
   }
 
+  it.effect("words a refused value by every value allowed: each literal of a role, scope or status, a color's format", () =>
+    Effect.gen(function*() {
+      const messages: Array<[(f: ReturnType<typeof valid>) => unknown, string]> = [
+        [(f) => ({ ...f, memberships: [{ ...f.memberships[0], role: "boss" }] }), `Expected "owner" | "admin" | "member", actual "boss"`],
+        [(f) => ({ ...f, memberships: [{ ...f.memberships[0], role: 5 }] }), `Expected "owner" | "admin" | "member", actual 5`],
+        [(f) => ({ ...f, timeEntries: [{ ...f.timeEntries[0], status: "done" }] }), `Expected "active" | "completed" | "voided", actual "done"`],
+        [
+          (f) => ({ ...f, apiKeys: [{ ...f.apiKeys[0], scopes: ["admin"] }] }),
+          `Expected "clients:read" | "projects:read" | "projects:write" | "timers:read" | "timers:write", actual "admin"`
+        ],
+        [(f) => ({ ...f, clients: [{ ...f.clients[0], color: "#12345" }] }), "must be #rrggbb (# and six hex digits)"]
+      ]
+      for (const [change, message] of messages) {
+        const { error } = yield* refusal(change(valid()))
+        expect(error._tag === "AdminInputInvalid" ? error.message : error).toBe(message)
+      }
+    }))
+
   it.effect("checks references and uniqueness against what is already stored", () =>
     Effect.gen(function*() {
       yield* Fixture.load(valid())

@@ -45,6 +45,18 @@ const bounded = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
     case "Transformation":
       return new ParseResult.Transformation(issue.ast, shown(issue.actual), issue.kind, bounded(issue.issue))
     case "Composite":
+      if (isMany(issue.issues) && issue.ast._tag === "Union") {
+        const literals = literalsRefused(issue.issues)
+        // A union of literals that refused a value: one issue naming them all, not one per literal (`Expected
+        // "owner", actual "boss"` alone reads as if "owner" were the only choice).
+        if (literals !== undefined) {
+          return new ParseResult.Type(
+            issue.ast,
+            shown(issue.actual),
+            `Expected ${literals.join(" | ")}, actual ${describe(issue.actual)}`
+          )
+        }
+      }
       return new ParseResult.Composite(
         issue.ast,
         shown(issue.actual),
@@ -52,6 +64,16 @@ const bounded = (issue: ParseResult.ParseIssue): ParseResult.ParseIssue => {
         issue.output
       )
   }
+}
+
+/** The literals of a union's members, written as JSON writes them, when each member is a literal that refused the value. */
+const literalsRefused = (issues: ReadonlyArray<ParseResult.ParseIssue>): ReadonlyArray<string> | undefined => {
+  const literals: Array<string> = []
+  for (const member of issues) {
+    if (member._tag !== "Type" || member.ast._tag !== "Literal") return undefined
+    literals.push(describe(member.ast.literal))
+  }
+  return literals
 }
 
 const segment = (key: PropertyKey): string | number => typeof key === "number" ? key : clip(String(key))
