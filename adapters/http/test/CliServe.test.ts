@@ -197,6 +197,22 @@ describe("settings from the environment", () => {
       expect(existsSync(db.slice("sqlite:".length))).toBe(false)
     }
   })
+
+  it("a refused environment variable is said as NAME: what is wrong, each one, not as a configuration error's dump", async () => {
+    const refusals: ReadonlyArray<readonly [Record<string, string>, string]> = [
+      [{ STINT_RATE_LIMIT: "0" }, "STINT_RATE_LIMIT: must be a positive number"],
+      [
+        { STINT_RATE_LIMIT: "0", STINT_RATE_WINDOW_SECONDS: "soon" },
+        "STINT_RATE_LIMIT: must be a positive number; STINT_RATE_WINDOW_SECONDS: Expected a number value but received \"soon\""
+      ],
+      // A flag's fallback (read by the command line's parser, not by the server's configuration).
+      [{ STINT_PORT: "abc" }, "STINT_PORT: must be an integer from 0 to 65535, got \"abc\""]
+    ]
+    for (const [env, message] of refusals) {
+      const result = await stint(["serve", ...("STINT_PORT" in env ? [] : ["--port", "0"]), "--database", freshDb()], { env })
+      expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 2, stderr: `stint: invalid configuration: ${message}\n` })
+    }
+  })
 })
 
 /** Sends the head and the first part of a startTimer request, leaving it in flight until `finish` is called. */

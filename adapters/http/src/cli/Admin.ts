@@ -8,7 +8,8 @@ import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import { Admin, Schemas } from "@stint/core"
 import * as Effect from "effect/Effect"
-import { color, database, given, name, payRate, printJson, uuid, withAdminStore } from "../internal/cliOptions.js"
+import * as Schema from "effect/Schema"
+import { check, color, database, given, name, payRate, printJson, uuid, withAdminStore } from "../internal/cliOptions.js"
 import { usageOnly } from "../internal/cliUsage.js"
 
 const newId = (what: string) =>
@@ -51,6 +52,11 @@ const scope = {
   user: uuid("user", "The user (UUID).")
 }
 
+/** A role as the command line gives it: one of `Schemas.Role`'s literals. */
+const RoleText = Schema.String.pipe(
+  Schema.filter((text): text is Schemas.Role => (Schemas.Role.literals as ReadonlyArray<string>).includes(text))
+)
+
 /**
  * `stint memberships add|remove --workspace ID --user ID`.
  *
@@ -59,7 +65,12 @@ const scope = {
 export const memberships = group("memberships", "Add users to workspaces and remove them.").pipe(Command.withSubcommands([
   Command.make("add", {
     ...scope,
-    role: Options.choice("role", Schemas.Role.literals).pipe(Options.withDescription("owner, admin or member.")),
+    // Not `Options.choice`, whose refusal does not name the flag.
+    role: Options.text("role").pipe(
+      Options.withPseudoName("owner|admin|member"),
+      Options.withDescription("owner, admin or member."),
+      check("role", RoleText, "owner, admin or member")
+    ),
     payRate: payRate("The member's default pay rate in cents per hour (default 0)."),
     database
   }, (o) =>

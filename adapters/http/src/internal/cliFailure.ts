@@ -53,16 +53,40 @@ const causeChain = (error: unknown): string => {
   return parts.join(": ")
 }
 
+/**
+ * A configuration error as `NAME: what is wrong`, each problem once, joined with "; " (not its `toString`, which reads
+ * `(Invalid data at NAME: "what is wrong")`).
+ */
+const configText = (error: ConfigError.ConfigError): string => {
+  switch (error._op) {
+    case "And":
+    case "Or":
+      return [...new Set([configText(error.left), configText(error.right)])].join("; ")
+    default:
+      return error.path.length === 0 ? error.message : `${error.path.join(".")}: ${error.message}`
+  }
+}
+
+/**
+ * An option's fallback from the environment that the environment refused (`STINT_PORT=abc`): @effect/cli reports it as
+ * the configuration error's text, which `configText` words instead.
+ */
+const INVALID_DATA = /^\((?:Invalid|Missing) data at ([^:]*): "(.*)"\)$/s
+
 const describeError = (error: unknown): { readonly message: string; readonly exitCode: number } => {
   if (ValidationError.isValidationError(error)) {
     const text = "error" in error ? paragraphs(HelpDoc.toAnsiText(error.error)) : ""
+    const fromEnvironment = INVALID_DATA.exec(text)
+    if (fromEnvironment !== null) {
+      return { message: `invalid configuration: ${fromEnvironment[1]}: ${fromEnvironment[2]}`, exitCode: EXIT_USAGE }
+    }
     return { message: text.length > 0 ? text : "invalid command line (see stint --help)", exitCode: EXIT_USAGE }
   }
   if (Predicate.isTagged(error, "DatabaseUrlInvalid")) {
     return { message: messageOf(error), exitCode: EXIT_USAGE }
   }
   if (ConfigError.isConfigError(error)) {
-    return { message: `invalid configuration: ${String(error)}`, exitCode: EXIT_USAGE }
+    return { message: `invalid configuration: ${configText(error)}`, exitCode: EXIT_USAGE }
   }
   if (Predicate.isTagged(error, "CliError") && error instanceof CliError) {
     return { message: error.message, exitCode: error.exitCode }

@@ -160,6 +160,8 @@ const FLAG_OF: Readonly<Record<string, string>> = {
  */
 export const withAdminStore = (url: string) => <A, E>(self: Effect.Effect<A, E, Store.Store>) =>
   withStore(url)(Effect.mapError(self, (error): E | CliError => {
+    const named = namedRecord(error)
+    if (named !== undefined) return named
     if (
       !Predicate.isTagged(error, "AdminInputInvalid") || !Predicate.hasProperty(error, "path") ||
       !Predicate.hasProperty(error, "message")
@@ -172,6 +174,36 @@ export const withAdminStore = (url: string) => <A, E>(self: Effect.Effect<A, E, 
     const kind = RECORD_OF[/^\$\.(\w+)\[0\]$/.exec(path)?.[1] ?? ""]
     return kind === undefined ? error : new CliError({ message: `${kind} ${String(error.message)}` })
   }))
+
+/**
+ * The records an admin command names by one flag (archive, void, move, revoke), by the entity its `RecordNotFound`
+ * names: the flag, and the record's name for an operator.
+ */
+const NAMED_BY: Readonly<Record<string, readonly [flag: string, noun: string]>> = {
+  client: ["--id", "client"],
+  project: ["--id", "project"],
+  timeEntry: ["--id", "entry"],
+  apiKey: ["--key-id", "API key"]
+}
+
+/**
+ * A record an admin command named that does not exist, or whose state refuses the change (an entry voided already),
+ * said by the flags that named it (`--id: entry … not found`), not by the store's entity (`timeEntry … not found`).
+ */
+const namedRecord = (error: unknown): CliError | undefined => {
+  const notFound = Predicate.isTagged(error, "RecordNotFound")
+  if (!notFound && !Predicate.isTagged(error, "RecordConflict")) return undefined
+  if (!Predicate.hasProperty(error, "entity") || !Predicate.hasProperty(error, "id")) return undefined
+  // A conflict of a record a command creates (its id taken meanwhile) is said as the store says it.
+  if (!notFound && error.entity !== "timeEntry") return undefined
+  const what = notFound ? "not found" : Predicate.hasProperty(error, "reason") ? String(error.reason) : "conflict"
+  if (error.entity === "membership") {
+    // Its id is the pair `workspace/user`.
+    return new CliError({ message: `${RECORD_OF["memberships"]} ${String(error.id).replace("/", " ")} ${what}` })
+  }
+  const named = NAMED_BY[String(error.entity)]
+  return named === undefined ? undefined : new CliError({ message: `${named[0]}: ${named[1]} ${String(error.id)} ${what}` })
+}
 
 /** The record an admin command writes, by its fixture array. */
 const RECORD_OF: Readonly<Record<string, string>> = {
