@@ -262,6 +262,13 @@ describe("seed", () => {
     ]
   ]
 
+  it("a failure is one line even when what it names holds line breaks (a file name with a newline)", async () => {
+    const file = writeJson(join(dir.path, `two\nlines-${++counter}.json`), { workspaces: [{ id: "nope", name: "W" }] })
+    const result = await stint(["seed", file, "--database", `sqlite:${freshDb()}`])
+    expect(result.code).toBe(1)
+    expectOneLineError(result.stderr, /^stint: invalid fixture .*two lines-\d+\.json at \$\.workspaces\[0\]\.id: /)
+  })
+
   it.each(refusals)("refuses %s, naming the problem in one line, and writes nothing", async (_, content, path) => {
     const db = freshDb()
     await stintJson(["seed", writeJson(join(dir.path, `base-${counter}.json`), fixture), "--database", `sqlite:${db}`])

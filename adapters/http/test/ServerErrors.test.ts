@@ -131,6 +131,16 @@ for (const store of stores) {
           error: { code: "INVALID_REQUEST", message: "An HTTP/1.1 request needs a Host header.", details: {} },
           requestId: noHost.requestId
         })
+        // Answered without a fiber of its own, each such response still has its own id, the one its body carries.
+        const again = parse(await rawExchange(h.port, "GET /api/v1/timer HTTP/1.1\r\nConnection: close\r\n\r\n"))
+        expect(again.body["requestId"]).toBe(again.requestId)
+        expect(again.requestId).toMatch(/^[0-9a-f-]{36}$/)
+        expect(again.requestId).not.toBe(noHost.requestId)
+        // A request target Node parses that is no path (the asterisk form) names no resource: 404, not 400.
+        const asterisk = parse(await rawExchange(h.port, "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"))
+        expect({ status: asterisk.status, code: (asterisk.body["error"] as { code?: string } | undefined)?.code })
+          .toEqual({ status: 404, code: "NOT_FOUND" })
+        expect(asterisk.body["requestId"]).toBe(asterisk.requestId)
         // HTTP/1.0 has no Host requirement.
         expect(parse(await rawExchange(h.port, "GET /healthz HTTP/1.0\r\n\r\n")).status).toBe(200)
         // An expectation the server does not know is ignored: the request is served as any other.
