@@ -24,9 +24,9 @@ const start = async (...args: Parameters<typeof serve>) => {
 }
 
 let counter = 0
-const seeded = async () => {
+const seeded = async (content: unknown = fixture) => {
   const db = `sqlite:${join(dir.path, `metrics-${++counter}.db`)}`
-  await stintJson(["seed", writeJson(join(dir.path, `fixture-${counter}.json`), fixture), "--database", db])
+  await stintJson(["seed", writeJson(join(dir.path, `fixture-${counter}.json`), content), "--database", db])
   return db
 }
 
@@ -46,11 +46,12 @@ const scrape = async (url: string) => {
 const api = (server: Serving, method: string, path: string, options: {
   readonly idempotencyKey?: string
   readonly json?: unknown
+  readonly key?: string
 } = {}) =>
   fetch(`${server.url}/api/v1${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${ownerKey}`,
+      authorization: `Bearer ${options.key ?? ownerKey}`,
       ...(options.idempotencyKey === undefined ? {} : { "idempotency-key": options.idempotencyKey }),
       ...(options.json === undefined ? {} : { "content-type": "application/json" })
     },
@@ -88,14 +89,36 @@ describe("the metrics listener", () => {
     expect(new URL(url).port).not.toBe(new URL(server.url).port)
     const before = await scrape(url)
     // Counters without labels are there from the start.
-    for (const name of ["stint_rate_limit_rejections_total", "stint_idempotent_replays_total"]) {
-      expect(before.get(PromText.sample(name))).toBe(0)
+    for (
+      const name of [
+        "stint_http_requests_aborted_total",
+        "stint_rate_limit_rejections_total",
+        "stint_idempotent_replays_total",
+        "stint_idempotency_conflicts_total",
+        "stint_timer_starts_total"
+      ]
+    ) {
+      expect(before.get(PromText.sample(name)), name).toBe(0)
     }
     // So are the labelled ones an alert watches: a rate() over a series that does not exist yet is no data, not 0.
-    for (const method of ["authenticate", "authenticateInTimerTransaction", "listEntries", "ping"]) {
-      expect(before.get(PromText.sample("stint_store_call_failures_total", { method }))).toBe(0)
+    for (
+      const method of [
+        "authenticate",
+        "authenticateInTimerTransaction",
+        "withTimerTransaction",
+        "listClients",
+        "listProjects",
+        "createProject",
+        "findActiveEntry",
+        "listEntries",
+        "ping"
+      ]
+    ) {
+      expect(before.get(PromText.sample("stint_store_call_failures_total", { method })), method).toBe(0)
     }
     expect(before.get(PromText.sample("stint_timer_stops_total", { status: "completed" }))).toBe(0)
+
+    const sent = performance.now()
 
     const created = await api(server, "POST", "/projects", { json: { clientId: ids.client, name: "Metrics" } })
     expect(created.status).toBe(201)
@@ -119,7 +142,14 @@ describe("the metrics listener", () => {
     expect(((await publicMetrics.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND")
 
     const after = await scrape(url)
+    const elapsedSeconds = (performance.now() - sent) / 1000
     const counters = PromText.deltas(before, after, "stint_")
+    // Durations are in seconds: together the requests took some time, and no more than the test waited for them.
+    const durationSum = Object.entries(counters)
+      .filter(([name]) => name.startsWith("stint_http_request_duration_seconds_sum"))
+      .reduce((sum, [, by]) => sum + by, 0)
+    expect(durationSum).toBeGreaterThan(0)
+    expect(durationSum).toBeLessThanOrEqual(elapsedSeconds)
     const moved = Object.fromEntries(
       Object.entries(counters).filter(([name]) =>
         name.startsWith("stint_http_requests_total") || name.startsWith("stint_http_request_duration_seconds_count") ||
@@ -157,6 +187,53 @@ describe("the metrics listener", () => {
 
     // The listener serves only /metrics.
     expect((await fetch(new URL("/", url))).status).toBe(404)
+  })
+
+  it("counts each ended entry once, a start that replaced one included; a stop refused, or a key refused, is neither a conflict nor a rate-limit rejection", async () => {
+    const revokedKey = "stint_fixtureRevokedKey01"
+    const expiredKey = "stint_fixtureExpiredKey01"
+    const server = await start(["--port", "0", "--metrics-port", "0", "--database", await seeded({
+      ...fixture,
+      apiKeys: [
+        ...fixture.apiKeys,
+        { key: revokedKey, userId: ids.owner, workspaceId: ids.workspace, revoked: true },
+        { key: expiredKey, userId: ids.owner, workspaceId: ids.workspace, createdAt: "2020-01-01T00:00:00Z" }
+      ]
+    })])
+    const url = metricsUrl(server)
+    const before = await scrape(url)
+    const startTimer = async (idempotencyKey: string) => {
+      const response = await api(server, "POST", "/timers/start", { idempotencyKey, json: { projectId: ids.project } })
+      expect(response.status).toBe(200)
+      return (await response.json()) as { timer: { id: string }; stoppedTimerId: string | null }
+    }
+    const first = await startTimer("e-1")
+    // The second start completes the first timer in the same step.
+    const second = await startTimer("e-2")
+    expect(second.stoppedTimerId).toBe(first.timer.id)
+    expect((await api(server, "POST", `/timers/${second.timer.id}/stop`, { idempotencyKey: "e-3" })).status).toBe(200)
+    // Stopping it again (a new key, no replay) is refused: the entry is not ended twice, and it is no conflict.
+    const again = await api(server, "POST", `/timers/${second.timer.id}/stop`, { idempotencyKey: "e-4" })
+    expect(again.status).toBe(409)
+    expect(((await again.json()) as { error: { code: string } }).error.code).toBe("TIMER_ALREADY_STOPPED")
+    // Keys the store finds but refuses, read and write alike: 401, not the rate limit.
+    for (const key of [revokedKey, expiredKey]) {
+      expect((await api(server, "GET", "/timer", { key })).status, key).toBe(401)
+      expect((await api(server, "POST", "/timers/start", { key, idempotencyKey: "e-5", json: { projectId: ids.project } })).status, key)
+        .toBe(401)
+    }
+
+    const moved = PromText.deltas(before, await scrape(url), "stint_")
+    const events = Object.fromEntries(
+      Object.entries(moved).filter(([name]) => /^stint_(rate_limit|idempotent|idempotency|timer)/.test(name))
+    )
+    expect(events).toEqual({
+      [PromText.sample("stint_timer_starts_total")]: 2,
+      [PromText.sample("stint_timer_stops_total", { status: "completed" })]: 2
+    })
+    expect(moved[requests("POST", "/api/v1/timers/:timerId/stop", 409, "TIMER_ALREADY_STOPPED")]).toBe(1)
+    expect(moved[requests("GET", "/api/v1/timer", 401, "INVALID_API_KEY")]).toBe(2)
+    expect(moved[requests("POST", "/api/v1/timers/start", 401, "INVALID_API_KEY")]).toBe(2)
   })
 
   it("counts a method that is not known as _OTHER: a client's choice of method adds no series", async () => {

@@ -482,6 +482,47 @@ describe("request spans", () => {
       ))
   })
 
+  it.each([
+    ["metrics alone", { metrics: true, spans: false }],
+    ["metrics and an Effect span", { metrics: true, spans: true }]
+  ])(
+    "a store call that fails with a StoreError or a defect is a store failure, a refusal it passes through is not (%s)",
+    (_, options) =>
+      Effect.runPromise(
+        Effect.gen(function*() {
+          const store = yield* Store.Store
+          const failures = (method: string) =>
+            Number(
+              Effect.runSync(
+                Metric.value(Metric.taggedWithLabels(Metrics.storeCallFailures, Metrics.labels(["method", method])))
+              ).count
+            )
+          const scope = { workspaceId: ids.acme, userId: ids.mia }
+          const refusal = new Errors.TimerNotFound({ message: "no such timer" })
+          const observed = ObservedStore.make({
+            ...store,
+            ping: Effect.fail(new Errors.StoreError({ message: "connection lost" })),
+            listClients: () => Effect.die(new Error("a bug in the adapter"))
+          }, options)
+          const before = {
+            ping: failures("ping"),
+            listClients: failures("listClients"),
+            withTimerTransaction: failures("withTimerTransaction")
+          }
+          expect(Exit.isFailure(yield* Effect.exit(observed.ping))).toBe(true)
+          const died = yield* Effect.exit(observed.listClients(scope))
+          expect(Exit.isFailure(died) && Cause.isDie(died.cause)).toBe(true)
+          const refused = yield* Effect.exit(observed.withTimerTransaction(scope, () => Effect.fail(refusal)))
+          expect(refused).toEqual(Exit.fail(refusal))
+          expect({
+            ping: failures("ping") - before.ping,
+            listClients: failures("listClients") - before.listClients,
+            withTimerTransaction: failures("withTimerTransaction") - before.withTimerTransaction
+          }).toEqual({ ping: 1, listClients: 1, withTimerTransaction: 0 })
+        }).pipe(Effect.provide(MemoryStore.layerMemory))
+      )
+  )
+
   it("a request its client abandons ends its span, and the span of the store call it was in, as interrupted", () => {
     const { hanging, inCall } = hangingFindActiveEntry()
     return withServer(memory, traced({ store: hanging }))(async (server) => {
