@@ -125,7 +125,20 @@ describe("records created from the command line", () => {
     expect(owned).toHaveLength(2)
     const before = new Set(apiKeys.map((k) => k.id))
     const spareId = owned.find((k) => !before.has(k.id))?.id ?? ""
+    const revoking = Date.now()
     expect(await stintJson(["keys", "revoke", "--key-id", spareId, ...db])).toEqual({ id: spareId, revoked: true })
+    const revoked = Date.now()
+    // Listed again, the revoked key says when, as a timestamp like every other the CLI prints; the other key has none.
+    const { apiKeys: listed } = await stintJson(["keys", "list", "--user", world.owner, ...db]) as {
+      apiKeys: Array<{ id: string; createdAt: string; revokedAt: string | null }>
+    }
+    const iso = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
+    const spareListed = listed.find((k) => k.id === spareId)
+    expect(spareListed?.createdAt).toMatch(iso)
+    expect(spareListed?.revokedAt).toMatch(iso)
+    expect(Date.parse(spareListed?.revokedAt ?? "")).toBeGreaterThanOrEqual(revoking - 1)
+    expect(Date.parse(spareListed?.revokedAt ?? "")).toBeLessThanOrEqual(revoked)
+    expect(listed.filter((k) => k.id !== spareId).map((k) => k.revokedAt)).toEqual([null])
     const refused = await call(spare, "/timer")
     expect(refused.status).toBe(401)
     expect(refused.body).toMatchObject({ error: { code: "INVALID_API_KEY" } })

@@ -84,10 +84,11 @@ for (const store of stores) {
         ]
         for (const [method, path, allow] of cases) {
           const reply = await h.send({ method, path })
-          expectError(reply, 405, "METHOD_NOT_ALLOWED")
+          // The methods are in the body too, for a client that reads only the body.
+          expectError(reply, 405, "METHOD_NOT_ALLOWED", { allow: allow.split(", ") })
           expect(reply.headers["allow"]).toBe(allow)
           const authenticated = await h.send({ method, path, headers: bearer(keys.owner) })
-          expectError(authenticated, 405, "METHOD_NOT_ALLOWED")
+          expectError(authenticated, 405, "METHOD_NOT_ALLOWED", { allow: allow.split(", ") })
         }
       }))
 

@@ -381,5 +381,54 @@ describe("PgStore", () => {
         expect(yield* db.sql("SELECT 1 FROM workspaces WHERE id = $1", [fresh])).toHaveLength(0)
         expect(Option.isSome(yield* store.admin.findEntryScope(second))).toBe(false)
       }))
+
+    it.effect("retries a timer transaction that PostgreSQL rolls back at COMMIT (deadlock, serialization): each start commits once", () =>
+      Effect.gen(function*() {
+        const { ids, keys } = yield* seedWorld()
+        const db = yield* TestDatabase
+        const store = yield* Store.Store
+        // A deferred trigger fails the first COMMIT of each of the owner's new entries, the next one passes; the
+        // sequence counts the attempts (it is not rolled back with them).
+        const name = `commit_fault_${randomUUID().replaceAll("-", "")}`
+        yield* db.sql(`CREATE SEQUENCE ${name}`)
+        yield* db.sql(`
+          CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$
+          DECLARE attempt bigint;
+          BEGIN
+            IF NEW.user_id = '${ids.owner}'::uuid THEN
+              attempt := nextval('${name}');
+              IF attempt = 1 THEN RAISE EXCEPTION 'injected deadlock' USING ERRCODE = '40P01'; END IF;
+              IF attempt = 3 THEN RAISE EXCEPTION 'injected serialization failure' USING ERRCODE = '40001'; END IF;
+            END IF;
+            RETURN NULL;
+          END $$`)
+        yield* db.sql(`
+          CREATE CONSTRAINT TRIGGER ${name} AFTER INSERT ON time_entries
+          DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${name}()`)
+        // The store's two kinds of timer transaction: the key checked inside it, and (for a store that does not
+        // offer that) checked first, then the transaction.
+        expect(store.authenticateInTimerTransaction).toBeDefined()
+        const separate = Object.fromEntries(
+          Object.entries(store).filter(([method]) => method !== "authenticateInTimerTransaction")
+        ) as Store.Store["Type"]
+        const first = yield* Operations.startTimer(start(keys.owner, "commit-fault-1", { projectId: ids.website }))
+        const second = yield* Operations.startTimer(start(keys.owner, "commit-fault-2", { projectId: ids.vaccine })).pipe(
+          Effect.provideService(Store.Store, separate)
+        )
+        expect(second.response.stoppedTimerId).toBe(first.response.timer?.id)
+        yield* db.sql(`DROP TRIGGER ${name} ON time_entries`)
+        expect(yield* db.sql<{ last_value: string }>(`SELECT last_value FROM ${name}`)).toEqual([{ last_value: "4" }])
+        const rows = yield* db.sql<{ id: string; status: string }>(
+          "SELECT id, status FROM time_entries WHERE workspace_id = $1 AND user_id = $2 ORDER BY started_at, id",
+          [ids.workspace, ids.owner]
+        )
+        expect(rows).toEqual([
+          { id: first.response.timer?.id, status: "completed" },
+          { id: second.response.timer?.id, status: "active" }
+        ])
+        // Each key's one stored answer: a retry replays it.
+        const replay = yield* Operations.startTimer(start(keys.owner, "commit-fault-1", { projectId: ids.website }))
+        expect([replay.replayed, replay.response]).toEqual([true, first.response])
+      }))
   })
 })
