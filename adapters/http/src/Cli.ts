@@ -55,22 +55,33 @@ const withoutCliErrorOutput = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Ef
   Effect.flatMap(Effect.console, (console) =>
     Effect.withConsole(self, { ...console, error: () => Effect.void, unsafe: { ...console.unsafe, error: () => {} } }))
 
-const plain = (args: ReadonlyArray<unknown>): Array<unknown> =>
+/**
+ * What @effect/cli prints (help, the version) ends with a line break of its own, which `console.log` doubles: every
+ * help text and `stint --version`'s number were followed by an empty line. One text with a trailing line break loses
+ * it.
+ */
+const oneLineBreak = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> => {
+  const [only] = args
+  return args.length === 1 && typeof only === "string" && only.endsWith("\n") ? [only.slice(0, -1)] : args
+}
+
+const plain = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   args.map((arg) => typeof arg === "string" ? withoutColour(arg) : arg)
 
 /**
- * @effect/cli colours its help for a terminal; written anywhere else (a pipe, a file, a CI log), or with `NO_COLOR`
- * set, it is plain text.
+ * What @effect/cli prints on stdout, as written: one line break at the end, not two; coloured for a terminal only
+ * (written anywhere else, a pipe, a file, a CI log, or with `NO_COLOR` set, it is plain text).
  */
-const colourOnlyOnTerminal = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
-    ? self
-    : Effect.flatMap(Effect.console, (console) =>
-      Effect.withConsole(self, {
-        ...console,
-        log: (...args) => console.log(...plain(args)),
-        unsafe: { ...console.unsafe, log: (...args) => console.unsafe.log(...plain(args)) }
-      }))
+const asPrinted = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const coloured = process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
+  const shown = (args: ReadonlyArray<unknown>) => oneLineBreak(coloured ? args : plain(args))
+  return Effect.flatMap(Effect.console, (console) =>
+    Effect.withConsole(self, {
+      ...console,
+      log: (...args) => console.log(...shown(args)),
+      unsafe: { ...console.unsafe, log: (...args) => console.unsafe.log(...shown(args)) }
+    }))
+}
 
 /**
  * Runs the command line (`argv` as in `process.argv`) and answers the exit status: 0 on success, 1 when the operation
@@ -133,7 +144,7 @@ const runCli = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeC
   cli(argv).pipe(
     Effect.catchIf(unknownBuiltIn, () => cli(builtInFirst(argv))),
     withoutCliErrorOutput,
-    colourOnlyOnTerminal,
+    asPrinted,
     Effect.as(0),
     Effect.catchAllCause((cause) =>
       Option.match(describe(cause), {

@@ -35,7 +35,11 @@ describe("help", () => {
       expect(result.stdout).toContain(`$ ${command.at(-1) ?? "stint"}`)
       // Written to a pipe, not a terminal: no colour codes.
       expect(result.stdout).not.toContain("\u001b[")
+      // Ending with one line break, no empty line after it.
+      expect(result.stdout).toMatch(/[^\n]\n$/)
     }
+    const version = await stint(["--version"])
+    expect([version.code, version.stdout, version.stderr]).toEqual([0, "0.1.0\n", ""])
   })
 })
 
