@@ -65,16 +65,46 @@ const oneLineBreak = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> => {
   return args.length === 1 && typeof only === "string" && only.endsWith("\n") ? [only.slice(0, -1)] : args
 }
 
+/**
+ * @effect/cli's usage line names a subcommand alone (`$ create --user UUID …` for `stint keys create --help`): it is
+ * shown with the words that lead to it, as it is typed (`$ stint keys create --user UUID …`). `words` are the command
+ * line's leading words (`commandWords`); the usage line's name is looked up among them.
+ */
+const fullUsage = (words: ReadonlyArray<string>) => (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> => {
+  const [only] = args
+  if (args.length !== 1 || typeof only !== "string") return args
+  return [only.replace(/^\$ (\S+)/m, (line, name: string) => {
+    const at = words.lastIndexOf(name)
+    return at < 0 ? line : `$ ${["stint", ...words.slice(0, at + 1)].join(" ")}`
+  })]
+}
+
+/** The command line's leading words (the command and its subcommand), past a `--log-level` before them. */
+const commandWords = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const words: Array<string> = []
+  const options = beforeDashes(argv)
+  for (let i = 0; i < options.length; i++) {
+    const arg = options[i]!
+    if (arg === "--log-level") i++
+    else if (arg.startsWith("--log-level=")) continue
+    else if (arg.startsWith("-")) break
+    else words.push(arg)
+  }
+  return words
+}
+
 const plain = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
   args.map((arg) => typeof arg === "string" ? withoutColour(arg) : arg)
 
 /**
- * What @effect/cli prints on stdout, as written: one line break at the end, not two; coloured for a terminal only
- * (written anywhere else, a pipe, a file, a CI log, or with `NO_COLOR` set, it is plain text).
+ * What @effect/cli prints on stdout, as written: the usage line as typed (`fullUsage`), one line break at the end,
+ * not two; coloured for a terminal only (written anywhere else, a pipe, a file, a CI log, or with `NO_COLOR` set, it
+ * is plain text).
  */
-const asPrinted = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+const asPrinted = (argv: ReadonlyArray<string>) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
   const coloured = process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === ""
-  const shown = (args: ReadonlyArray<unknown>) => oneLineBreak(coloured ? args : plain(args))
+  const usage = fullUsage(commandWords(argv))
+  const shown = (args: ReadonlyArray<unknown>) => oneLineBreak(usage(coloured ? args : plain(args)))
   return Effect.flatMap(Effect.console, (console) =>
     Effect.withConsole(self, {
       ...console,
@@ -144,7 +174,7 @@ const runCli = (argv: ReadonlyArray<string>): Effect.Effect<number, never, NodeC
   cli(argv).pipe(
     Effect.catchIf(unknownBuiltIn, () => cli(builtInFirst(argv))),
     withoutCliErrorOutput,
-    asPrinted,
+    asPrinted(argv),
     Effect.as(0),
     Effect.catchAllCause((cause) =>
       Option.match(describe(cause), {

@@ -32,7 +32,7 @@ describe("help", () => {
       expect(result.code, command.join(" ")).toBe(0)
       expect(result.stderr).toBe("")
       expect(result.stdout).toContain("USAGE")
-      expect(result.stdout).toContain(`$ ${command.at(-1) ?? "stint"}`)
+      expect(result.stdout).toMatch(new RegExp(`^\\$ ${["stint", ...command].join(" ")}( |$)`, "m"))
       // Written to a pipe, not a terminal: no colour codes.
       expect(result.stdout).not.toContain("\u001b[")
       // Ending with one line break, no empty line after it.

@@ -67,7 +67,8 @@ describe("help", () => {
         expect(result.code).toBe(0)
         expect(result.stderr).toBe("")
         expect(result.stdout).toContain("USAGE")
-        expect(result.stdout).toContain(`$ ${command.at(-1) ?? "stint"}`)
+        // The usage line as it is typed, not the subcommand alone (`$ create …`).
+        expect(result.stdout).toMatch(new RegExp(`^\\$ ${["stint", ...command].join(" ")}( |$)`, "m"))
         expect(result.stdout).toContain("DESCRIPTION")
       })
   )
