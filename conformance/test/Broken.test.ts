@@ -68,6 +68,9 @@ const cases: ReadonlyArray<readonly [string, Parameters<typeof Suite.run>[0], Re
   ["idempotency records forgotten a second early", CoreStack.make(Stores.forgetsEarly, { backdoor }), ["timed"], [
     "timed: remembers a key for 24 hours, also across other writes, then executes it again"
   ]],
+  ["an expired key's record stored again without its new fingerprint", CoreStack.make(Stores.keepsOldFingerprint, { backdoor }), ["timed"], [
+    "timed: a key used again after its 24 hours with other input runs that input, and is then that input's key"
+  ]],
   ["a timer transaction's writes kept when its body fails", CoreStack.make(Stores.keepsFailedWrites, { backdoor }), ["store"], [
     "store: a timer transaction whose body fails after writing stores nothing, entered alone or with authentication"
   ]],

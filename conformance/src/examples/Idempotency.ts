@@ -196,4 +196,26 @@ export const registerTimed = (h: Harness): void => {
       expect((yield* history(stack, world.keys.member)).length).toBe(2)
     })
   )
+
+  h.check("a key used again after its 24 hours with other input runs that input, and is then that input's key", (stack) =>
+    Effect.gen(function*() {
+      const world = yield* World.seed(stack)
+      const body = (note: string) => json({ projectId: world.projects.website, note })
+      const first = yield* startOk(stack, world.keys.member, world.projects.website, { note: "monday" }, "daily")
+      // No other write in between: the expired record is still stored when the key comes again.
+      yield* stack.clock.advance(24 * 60 * 60 * 1000)
+      const fresh = yield* startOk(stack, world.keys.member, world.projects.website, { note: "tuesday" }, "daily")
+      expect(fresh.outcome.replayed ?? false).toBe(false)
+      expect(fresh.stoppedTimerId).toBe(first.id)
+      // Retried at once, the new input replays the new execution; the old input is now the conflict.
+      const again = yield* stack.call("startTimer", as(world.keys.member, { idempotencyKey: "daily", body: body("tuesday") }))
+      expect(again.replayed).toBe(true)
+      expect(again.text).toBe(fresh.outcome.text)
+      expectError(
+        yield* stack.call("startTimer", as(world.keys.member, { idempotencyKey: "daily", body: body("monday") })),
+        "IDEMPOTENCY_CONFLICT"
+      )
+      expect((yield* history(stack, world.keys.member)).length).toBe(2)
+    })
+  )
 }

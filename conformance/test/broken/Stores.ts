@@ -247,6 +247,21 @@ export const combinedAnswersEveryRead = broken((store) => ({
     })
 }))
 
+/** The timer transactions of `store`, entered either way, each with its handle passed through `change`. */
+const everyTransaction = (
+  store: StoreShape,
+  change: (tx: Store.TimerTransaction) => Store.TimerTransaction
+): Partial<StoreShape> => {
+  const combined = store.authenticateInTimerTransaction
+  return {
+    withTimerTransaction: (scope, body) => store.withTimerTransaction(scope, (tx) => body(change(tx))),
+    ...(combined === undefined ? {} : {
+      authenticateInTimerTransaction: (authentication, expected, body) =>
+        combined(authentication, expected, (found, tx) => body(found, change(tx)))
+    })
+  }
+}
+
 /**
  * Expired idempotency records forgotten a second early: the boundary off by a unit, which only a write that comes
  * between a key's last moment and its replay shows (the forgetting happens as a store writes).
@@ -261,14 +276,30 @@ export const forgetsEarly = broken((store) => {
           : { ...changes, forgetIdempotencyBefore: changes.forgetIdempotencyBefore + 1_000 }
       )
   })
-  const combined = store.authenticateInTimerTransaction
-  return {
-    withTimerTransaction: (scope, body) => store.withTimerTransaction(scope, (tx) => body(early(tx))),
-    ...(combined === undefined ? {} : {
-      authenticateInTimerTransaction: (authentication, expected, body) =>
-        combined(authentication, expected, (found, tx) => body(found, early(tx)))
-    })
+  return everyTransaction(store, early)
+})
+
+/**
+ * A key's record stored again (its 24 hours over, the key used anew) without its fingerprint: an upsert that forgets
+ * one column. The new execution is kept under the old input, so its own retry is refused as a conflict and the old
+ * input replays it.
+ */
+export const keepsOldFingerprint = broken((store) => {
+  const stale = (tx: Store.TimerTransaction): Store.TimerTransaction => {
+    let stored: Store.TimerSnapshot["idempotency"] = Option.none()
+    return {
+      read: (query) => Effect.tap(tx.read(query), (snapshot) => void (stored = snapshot.idempotency)),
+      write: (changes) => {
+        const record = changes.idempotency
+        return tx.write(
+          record === undefined || Option.isNone(stored) || stored.value.key !== record.key
+            ? changes
+            : { ...changes, idempotency: { ...record, fingerprint: stored.value.fingerprint } }
+        )
+      }
+    }
   }
+  return everyTransaction(store, stale)
 })
 
 /**
