@@ -6,11 +6,18 @@
  */
 
 /**
- * Earnings in whole cents, rounded half-up: `floor((2·rate·seconds + 3600) / 7200)`.
+ * Earnings in whole cents, rounded half-up: `floor((2·rate·seconds + 3600) / 7200)`. Both inputs are whole numbers
+ * from 0 (the spec's Cents, a duration); anything else is a `RangeError`, not an amount: BigInt division truncates
+ * towards zero, so a negative product would be rounded the wrong way, and a fraction has no exact product here.
  *
  * @since 0.1.0
  */
 export const earningsCents = (payRateCents: number, durationSeconds: number): bigint => {
+  if (!(Number.isInteger(payRateCents) && payRateCents >= 0 && Number.isInteger(durationSeconds) && durationSeconds >= 0)) {
+    throw new RangeError(
+      `earnings take a pay rate and a duration in whole numbers from 0, not ${payRateCents} cents for ${durationSeconds} s`
+    )
+  }
   const doubled = 2n * BigInt(payRateCents) * BigInt(durationSeconds)
   return (doubled + 3600n) / 7200n
 }
@@ -27,7 +34,8 @@ export const formatCents = (cents: bigint): string => {
 }
 
 /**
- * The `earnings` field of a completed entry: `"0.00"` when not billable.
+ * The `earnings` field of a completed entry: `"0.00"` when not billable. A billable entry's rate and duration are
+ * whole numbers from 0, as `earningsCents` takes them.
  *
  * @since 0.1.0
  */

@@ -60,6 +60,16 @@ describe("Money", () => {
     expect(reference(INT32_MAX, INT32_MAX)).toBe("12810238928145.61")
   })
 
+  it("refuses a negative or fractional rate or duration instead of rounding it the wrong way", () => {
+    // −10,000 cents an hour for an hour is −100.00, which BigInt's truncating division wrote as "-99.99".
+    const refused: ReadonlyArray<readonly [number, number]> = [[-10_000, 3600], [10_000, -3600], [-1, -1], [1.5, 3600], [100, 0.5], [NaN, 1]]
+    for (const [payRateCents, durationSeconds] of refused) {
+      expect(() => Money.earnings({ payRateCents, durationSeconds, billable: true }), `${payRateCents} ${durationSeconds}`)
+        .toThrow(RangeError)
+      expect(() => Money.earningsCents(payRateCents, durationSeconds)).toThrow(RangeError)
+    }
+  })
+
   it.prop("always writes exactly two decimals matching the spec's decimal pattern", [int32, int32], ([rate, seconds]) => {
     expect(Money.earnings({ payRateCents: rate, durationSeconds: seconds, billable: true })).toMatch(
       /^(?:0|[1-9]\d*)\.\d{2}$/
