@@ -81,16 +81,28 @@ const fullUsage = (words: ReadonlyArray<string>) => (args: ReadonlyArray<unknown
 
 /** The command line's leading words (the command and its subcommand), past a `--log-level` before them. */
 const commandWords = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
-  const words: Array<string> = []
   const options = beforeDashes(argv)
-  for (let i = 0; i < options.length; i++) {
+  return leadingWords(options, options.length).words
+}
+
+/**
+ * The leading words of `options` before `end`: the command's and subcommands' names (`words`), and the same with a
+ * `--log-level` among them kept as given (`line`). The scan stops at the first other option.
+ */
+const leadingWords = (options: ReadonlyArray<string>, end: number) => {
+  const words: Array<string> = []
+  const line: Array<string> = []
+  for (let i = 0; i < end; i++) {
     const arg = options[i]!
-    if (arg === "--log-level") i++
-    else if (arg.startsWith("--log-level=")) continue
+    if (arg === "--log-level" && i + 1 < end) line.push(arg, options[++i]!)
+    else if (arg.startsWith("--log-level=")) line.push(arg)
     else if (arg.startsWith("-")) break
-    else words.push(arg)
+    else {
+      words.push(arg)
+      line.push(arg)
+    }
   }
-  return words
+  return { words, line }
 }
 
 const plain = (args: ReadonlyArray<unknown>): ReadonlyArray<unknown> =>
@@ -145,15 +157,7 @@ const builtInFirst = (argv: ReadonlyArray<string>): ReadonlyArray<string> => {
   const options = beforeDashes(argv)
   const at = options.findIndex((arg) => (BUILT_IN as ReadonlyArray<string>).includes(arg))
   if (at < 0) return argv
-  const words: Array<string> = []
-  for (let i = 0; i < at; i++) {
-    const arg = options[i]!
-    if (arg === "--log-level" && i + 1 < at) words.push(arg, options[++i]!)
-    else if (arg.startsWith("--log-level=")) words.push(arg)
-    else if (arg.startsWith("-")) break
-    else words.push(arg)
-  }
-  return [...argv.slice(0, 2), ...words, options[at]!]
+  return [...argv.slice(0, 2), ...leadingWords(options, at).line, options[at]!]
 }
 
 /**
