@@ -51,9 +51,10 @@ export const earnings = (options: {
 
 /**
  * `earnings` in plain numbers, when they are exact: `undefined` when `2·rate·seconds + 3600` may pass 2^53 − 1, or
- * when an input is not a safe whole number from 0 (the BigInt path takes the first and refuses the second). Below it every step is an integer a double holds exactly: the product (rounding is
- * monotonic, so a product past the bound is never computed below it), the remainder, the difference and a division
- * that leaves no remainder. A third to a half of the BigInt path's time (a page of history computes twenty).
+ * when an input is not a safe whole number from 0 (the BigInt path takes the first and refuses the second). Below the
+ * bound every step is an integer a double holds exactly: the product (rounding is monotonic, so a product past the
+ * bound is never computed below it), the remainder, the difference and a division that leaves no remainder. A third
+ * to a half of the BigInt path's time (a page of history computes twenty).
  */
 const exactEarnings = (payRateCents: number, durationSeconds: number): string | undefined => {
   if (!(Number.isSafeInteger(payRateCents) && Number.isSafeInteger(durationSeconds))) return undefined
