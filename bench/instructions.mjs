@@ -24,6 +24,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { partOf, selfCost } from "./internal/callgrind.mjs"
 
 const { values: options } = parseArgs({
   options: {
@@ -82,60 +83,6 @@ const stopAll = () =>
       child.kill("SIGTERM")
     })
   ))
-
-/**
- * Self cost by function in a callgrind file (names compressed as `(id) name`, then `(id)`). A line after `calls=` is
- * the call's inclusive cost, not the caller's own: skipped. Code without a symbol (V8's generated code) is `jit`.
- */
-const selfCost = (text) => {
-  const costs = new Map()
-  const names = new Map()
-  const objects = new Map()
-  const resolveName = (value, table) => {
-    const match = /^\((\d+)\)(?: (.*))?$/.exec(value)
-    if (match === null) return value
-    if (match[2] !== undefined) table.set(match[1], match[2])
-    return table.get(match[1]) ?? "?"
-  }
-  let fn = "?"
-  let object = ""
-  let skip = false
-  for (const line of text.split("\n")) {
-    if (skip) {
-      skip = false
-    } else if (line.startsWith("fn=")) {
-      fn = resolveName(line.slice(3), names)
-    } else if (line.startsWith("ob=")) {
-      object = resolveName(line.slice(3), objects)
-    } else if (line.startsWith("cfn=")) {
-      resolveName(line.slice(4), names)
-    } else if (line.startsWith("cob=")) {
-      resolveName(line.slice(4), objects)
-    } else if (line.startsWith("calls=")) {
-      skip = true
-    } else if (/^[0-9+*-]/.test(line)) {
-      const cost = Number(line.split(" ")[1])
-      if (Number.isFinite(cost)) {
-        const key = object === "???" ? "jit" : fn
-        costs.set(key, (costs.get(key) ?? 0) + cost)
-      }
-    }
-  }
-  return costs
-}
-
-/**
- * Which part of V8 a function with a symbol belongs to (an approximate split, by name). Builtins (`Builtins_*`: V8's
- * own code for property access, calls, `Map`, strings, …) are the program's work wherever they run; so are the
- * heap's allocation paths. Garbage collection is the scavenger, the mark-compact collector and the sweeper; the
- * compilers are TurboFan, Maglev, the parser of source code and the bytecode generator.
- */
-const GC = /Scaveng|MarkCompact|Marking|Sweep|Evacuat|heap::base|IterateObjectCache|RememberedSet|IteratePointers|SemiSpace|PagedSpace|Pretenuring|SlotSet|FreeList|WeakObjects|GlobalHandles|StringTableCleaner|ActiveSystemPages|BodyDescriptor|LiveObjectRange|Unmapper/
-const COMPILER = /compiler::|maglev::|v8::internal::(Pre)?Parser|ParserBase|v8::internal::Scanner|AstValueFactory|interpreter::BytecodeGenerator|v8::internal::Zone::|CodeGenerator/
-const MUTATOR = /^Builtins_|Heap::Allocate|Heap::CopyRange|Heap::NotifyObject/
-
-const partOf = (name) =>
-  MUTATOR.test(name) ? "mutator" : GC.test(name) ? "gc" : COMPILER.test(name) ? "compiler" : "mutator"
 
 /** Instructions per request, by part, from the two runs' profiles. */
 const perRequest = (small, large) => {

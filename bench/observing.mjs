@@ -37,6 +37,7 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import * as LogWriter from "../adapters/http/dist/internal/logWriter.js"
 import * as Pipeline from "../adapters/http/dist/internal/pipeline.js"
+import * as Configs from "./internal/configs.mjs"
 import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 
 const { values: options } = parseArgs({
@@ -56,21 +57,7 @@ const path = ROUTES[options.route]
 if (path === undefined) throw new Error(`--route takes ${Object.keys(ROUTES).join(", ")}, not ${options.route}`)
 if (options.store !== "memory" && options.store !== "sqlite") throw new Error("--store takes memory or sqlite")
 
-const RATIO = ["parentbased_traceidratio", "0.1"]
-const CONFIGS = {
-  plain: { metrics: false },
-  metrics: { metrics: true },
-  "traces-off": { metrics: false, sampler: ["always_off"] },
-  "traces-1": { metrics: false, sampler: ["parentbased_traceidratio", "0.01"] },
-  "traces-10": { metrics: false, sampler: RATIO },
-  "traces-on": { metrics: false, sampler: ["always_on"] },
-  "both-10": { metrics: true, sampler: RATIO }
-}
-const chosen = options.configs.split(",").map((name) => {
-  const config = CONFIGS[name.trim()]
-  if (config === undefined) throw new Error(`--configs takes ${Object.keys(CONFIGS).join(", ")}, not ${name}`)
-  return { name: name.trim(), ...config }
-})
+const chosen = Configs.chosen(options.configs)
 
 /** The demo data of `stint serve --demo` (a workspace, its owner, a client with a project): the owner's key. */
 const seeded = Effect.map(Demo.ensure, (demo) => Option.getOrThrow(demo).key)
