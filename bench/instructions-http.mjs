@@ -27,7 +27,7 @@ import { createInterface } from "node:readline"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import { parts, selfCost } from "./internal/callgrind.mjs"
+import { parts, selfCost, table } from "./internal/callgrind.mjs"
 import * as Configs from "./internal/configs.mjs"
 import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 
@@ -41,15 +41,12 @@ const { values: options } = parseArgs({
   }
 })
 
-const ROUTES = { timer: "/api/v1/timer", clients: "/api/v1/clients", entries: "/api/v1/time-entries?limit=20" }
-const path = ROUTES[options.route]
-if (path === undefined) throw new Error(`--route takes ${Object.keys(ROUTES).join(", ")}, not ${options.route}`)
-const counts = ["requests", "warmup-requests", "connections"].map((name) => {
+const path = Configs.routePath(options.route)
+const [requests, warmupRequests, connections] = ["requests", "warmup-requests", "connections"].map((name) => {
   const value = Number(options[name])
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number above 0`)
   return value
 })
-const [requests, warmupRequests, connections] = counts
 
 const configs = Configs.chosen(options.configs)
 if (configs.length === 0) throw new Error("--configs names no configuration")
@@ -179,21 +176,10 @@ try {
     )
     pair.forEach((config, index) => measured.set(config.name, results[index]))
   }
-  const base = measured.get(configs[0].name)
-  const k = (n) => (n / 1000).toFixed(1).padStart(6)
-  const over = (name, n, b) =>
-    name === configs[0].name ? "" : ` (${n >= b ? "+" : ""}${((n / b - 1) * 100).toFixed(1)}%)`
   console.log(`\nThousands of instructions per request on stint serve's main thread, GET ${options.route} on sqlite`)
   console.log(`(${requests} requests after ${warmupRequests} of warm-up, ${connections} keep-alive connections)\n`)
-  console.log("| configuration | mutator | garbage collection | compilers | total |")
-  console.log("|---|---|---|---|---|")
-  for (const [name, sums] of measured) {
-    console.log(
-      `| ${name} | ${k(sums.mutator)}${over(name, sums.mutator, base.mutator)} | ${k(sums.gc)} | ${
-        k(sums.compiler)
-      } | ${k(sums.total)}${over(name, sums.total, base.total)} |`
-    )
-  }
+  // Each configuration's excess over the first listed.
+  console.log(table([...measured], configs[0].name))
 } finally {
   await receiver.stop()
   rmSync(dir, { recursive: true, force: true })

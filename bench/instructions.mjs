@@ -24,7 +24,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
-import { partOf, selfCost } from "./internal/callgrind.mjs"
+import { parts, selfCost, table } from "./internal/callgrind.mjs"
 
 const { values: options } = parseArgs({
   options: {
@@ -84,15 +84,13 @@ const stopAll = () =>
     })
   ))
 
-/** Instructions per request, by part, from the two runs' profiles. */
+/** Instructions per request, by part, from the two runs' profiles: their difference over the difference in requests. */
 const perRequest = (small, large) => {
-  const parts = { total: 0, gc: 0, compiler: 0, mutator: 0 }
+  const difference = new Map()
   for (const name of new Set([...small.keys(), ...large.keys()])) {
-    const cost = ((large.get(name) ?? 0) - (small.get(name) ?? 0)) / (more - fewer)
-    parts.total += cost
-    parts[partOf(name)] += cost
+    difference.set(name, ((large.get(name) ?? 0) - (small.get(name) ?? 0)) / (more - fewer))
   }
-  return parts
+  return parts(difference)
 }
 
 const dir = mkdtempSync(join(tmpdir(), "stint-instructions-"))
@@ -107,22 +105,10 @@ try {
     })
     rows.push([config, perRequest(small, large)])
   }
-  const base = rows.find(([config]) => config === "plain")?.[1]
-  const k = (n) => (n / 1000).toFixed(1).padStart(6)
-  // Each configuration's excess over plain (none for plain itself, or without a plain row).
-  const over = (config, n, b) =>
-    b === undefined || config === "plain" ? "" : ` (${n >= b ? "+" : ""}${((n / b - 1) * 100).toFixed(1)}%)`
   console.log(`\nThousands of instructions per request on the main thread, GET ${options.route} on ${options.store}`)
   console.log(`(slope between rounds of ${fewer} and ${more} requests after ${options["warmup-requests"]} of warm-up)\n`)
-  console.log("| configuration | mutator | garbage collection | compilers | total |")
-  console.log("|---|---|---|---|---|")
-  for (const [config, parts] of rows) {
-    console.log(
-      `| ${config} | ${k(parts.mutator)}${over(config, parts.mutator, base?.mutator)} | ${k(parts.gc)} | ${
-        k(parts.compiler)
-      } | ${k(parts.total)}${over(config, parts.total, base?.total)} |`
-    )
-  }
+  // Each configuration's excess over plain.
+  console.log(table(rows, "plain"))
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }

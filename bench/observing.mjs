@@ -52,9 +52,7 @@ const { values: options } = parseArgs({
   }
 })
 
-const ROUTES = { timer: "/api/v1/timer", clients: "/api/v1/clients", entries: "/api/v1/time-entries?limit=20" }
-const path = ROUTES[options.route]
-if (path === undefined) throw new Error(`--route takes ${Object.keys(ROUTES).join(", ")}, not ${options.route}`)
+const path = Configs.routePath(options.route)
 if (options.store !== "memory" && options.store !== "sqlite") throw new Error("--store takes memory or sqlite")
 
 const chosen = Configs.chosen(options.configs)

@@ -54,7 +54,7 @@ const GC = /Scaveng|MarkCompact|Marking|Sweep|Evacuat|heap::base|IterateObjectCa
 const COMPILER = /compiler::|maglev::|v8::internal::(Pre)?Parser|ParserBase|v8::internal::Scanner|AstValueFactory|interpreter::BytecodeGenerator|v8::internal::Zone::|CodeGenerator/
 const MUTATOR = /^Builtins_|Heap::Allocate|Heap::CopyRange|Heap::NotifyObject/
 
-export const partOf = (name) =>
+const partOf = (name) =>
   MUTATOR.test(name) ? "mutator" : GC.test(name) ? "gc" : COMPILER.test(name) ? "compiler" : "mutator"
 
 /** A thread's instructions by part (`partOf`), from its self costs. */
@@ -65,4 +65,24 @@ export const parts = (costs) => {
     sums[partOf(name)] += cost
   }
   return sums
+}
+
+/**
+ * Rows of `[configuration, parts]` (instructions a request) as a Markdown table in thousands, each with its excess over
+ * the row named `base` (none for that row itself, nor when there is no such row).
+ */
+export const table = (rows, base) => {
+  const of = rows.find(([name]) => name === base)?.[1]
+  const k = (n) => (n / 1000).toFixed(1).padStart(6)
+  const over = (name, n, b) =>
+    b === undefined || name === base ? "" : ` (${n >= b ? "+" : ""}${((n / b - 1) * 100).toFixed(1)}%)`
+  return [
+    "| configuration | mutator | garbage collection | compilers | total |",
+    "|---|---|---|---|---|",
+    ...rows.map(([name, sums]) =>
+      `| ${name} | ${k(sums.mutator)}${over(name, sums.mutator, of?.mutator)} | ${k(sums.gc)} | ${k(sums.compiler)} | ${
+        k(sums.total)
+      }${over(name, sums.total, of?.total)} |`
+    )
+  ].join("\n")
 }

@@ -1,6 +1,7 @@
 /**
  * The observing configurations the benchmarks compare (`observing.mjs`, `instructions.mjs`, `instructions-http.mjs`):
- * metrics on or off, and the sampler (`OTEL_TRACES_SAMPLER` and its argument) when traces are on.
+ * metrics on or off, and the sampler (`OTEL_TRACES_SAMPLER` and its argument) when traces are on; and the routes they
+ * request.
  */
 
 const RATIO = ["parentbased_traceidratio", "0.1"]
@@ -23,3 +24,12 @@ export const chosen = (list) =>
     if (config === undefined) throw new Error(`--configs takes ${Object.keys(CONFIGS).join(", ")}, not ${name}`)
     return { name, ...config }
   })
+
+const ROUTES = { timer: "/api/v1/timer", clients: "/api/v1/clients", entries: "/api/v1/time-entries?limit=20" }
+
+/** The path a `--route` name requests; fails on a name that is not one. */
+export const routePath = (route) => {
+  const path = ROUTES[route]
+  if (path === undefined) throw new Error(`--route takes ${Object.keys(ROUTES).join(", ")}, not ${route}`)
+  return path
+}
