@@ -42,6 +42,16 @@ import * as Tracing from "./Tracing.js"
 export interface ObserverShape {
   readonly metrics: boolean
   readonly tracing: boolean
+  /**
+   * With tracing, whether a request the sampler does not sample still runs under a stand-in span: its ids, not
+   * sampled, as Effect's parent span. An Effect span made inside the request (a store's own `Effect.withSpan`) is then
+   * its child, not sampled either, where with no parent it would start a trace of its own, which the sampler might
+   * keep; and `Effect.currentSpan` inside it answers the ids of the request's log line. It costs a context of its own
+   * for every such request (a few µs: `adapters/http/README.md`, Operating Stint, Cost), so turn it off when nothing
+   * inside a request makes spans of its own: Stint's SQLite and PostgreSQL stores make none that are recorded
+   * (`Tracing` drops the SQL client's), and `stint serve` turns it off. Default `true`.
+   */
+  readonly unsampledParent?: boolean | undefined
 }
 
 /** Span attributes, after the OpenTelemetry HTTP conventions where one exists. */
@@ -149,9 +159,15 @@ const IDS: unique symbol = Symbol("@stint/http/Observability/ids")
  */
 const BEGUN: unique symbol = Symbol("@stint/http/Observability/begun")
 
+/**
+ * What `BEGUN` holds for a request `begin` decided not to sample and gave no stand-in (`ObserverShape.unsampledParent`
+ * off): its fiber starts in the runtime's own context, and `traced` has nothing to install or end.
+ */
+const UNSAMPLED: unique symbol = Symbol("@stint/http/Observability/unsampled")
+
 interface WithIds {
   [IDS]?: TraceFields
-  [BEGUN]?: Tracer.AnySpan | undefined
+  [BEGUN]?: Tracer.AnySpan | typeof UNSAMPLED | undefined
 }
 
 const idsOf = (arrived: Observer.Arrived): TraceFields | undefined => (arrived as WithIds)[IDS]
@@ -171,22 +187,24 @@ const SERVER_SPAN = { kind: "server", captureStackTrace: false } as const
  * Effect span of ours (`OtelSpan.Span`, kept on the request for `completed`). One that is not sampled gets no span
  * at all, only a stand-in carrying its ids, not sampled (`Tracer.externalSpan`): an Effect span made inside it (an
  * embedder's store using `Effect.withSpan`) is then its child and not sampled either, where with no parent it would
- * start a trace of its own, which the sampler might keep. The caller is the fiber's current span when `current`, else
- * none.
+ * start a trace of its own, which the sampler might keep. Without `standIn` (`ObserverShape.unsampledParent` off), not
+ * even that: `undefined`, and the request runs under whatever span was current. The caller is the fiber's current span
+ * when `current`, else none.
  */
 const decide = (
   otel: OtelApi.Tracer,
   clock: Clock.Clock,
   arrived: Observer.Arrived,
-  current: Option.Option<Tracer.AnySpan>
-): Tracer.AnySpan => {
+  current: Option.Option<Tracer.AnySpan>,
+  standIn: boolean
+): Tracer.AnySpan | undefined => {
   const caller = callerContext(arrived)
   const parent = caller === undefined ? current : Option.some(caller.span)
   // A request with no trace around it (most): the sampler is asked first, and only a sampled one gets a span.
   const name = HttpMethod.spanWord(arrived.method)
   const decided = Option.isNone(parent) ? OtelSpan.decideRoot(otel, name, "server") : undefined
   if (decided !== undefined && (decided.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
-    return unsampled(arrived, decided.traceId, decided.spanId)
+    return unsampled(arrived, decided.traceId, decided.spanId, standIn)
   }
   const started = decided !== undefined
     ? OtelSpan.startDecided(otel, name, "server", decided)
@@ -195,7 +213,7 @@ const decide = (
   if ((ids.traceFlags & OtelApi.TraceFlags.SAMPLED) === 0) {
     // A sampler may record without sampling (none of the standard ones does): such a span is exported by nobody.
     if (started.isRecording()) started.end()
-    return unsampled(arrived, ids.traceId, ids.spanId)
+    return unsampled(arrived, ids.traceId, ids.spanId, standIn)
   }
   const span = new OtelSpan.Span(
     otel,
@@ -213,16 +231,25 @@ const decide = (
   return span
 }
 
-/** The stand-in parent of a request that is not sampled (see `decide`). */
-const unsampled = (arrived: Observer.Arrived, traceId: string, spanId: string): Tracer.ExternalSpan => {
+/** The stand-in parent of a request that is not sampled, when one is wanted (see `decide`); its ids kept either way. */
+const unsampled = (
+  arrived: Observer.Arrived,
+  traceId: string,
+  spanId: string,
+  standIn: boolean
+): Tracer.ExternalSpan | undefined => {
   keepIds(arrived, new UnsampledFields(traceId, spanId))
-  return Tracer.externalSpan({ traceId, spanId, sampled: false })
+  return standIn ? Tracer.externalSpan({ traceId, spanId, sampled: false }) : undefined
 }
 
-/** What `begin` reads of a runtime: `Tracing`'s OpenTelemetry tracer (when the runtime's tracer is ours) and clock. */
+/**
+ * What `begin` reads of a runtime: `Tracing`'s OpenTelemetry tracer (when the runtime's tracer is ours), its clock, and
+ * its parent span (usually none).
+ */
 interface RuntimeTracing {
   readonly otel: OtelApi.Tracer | undefined
   readonly clock: Clock.Clock
+  readonly parent: Option.Option<Tracer.AnySpan>
 }
 
 /** What `begin` read of each runtime (a runtime never changes; a runner asks with the same one every time). */
@@ -232,7 +259,11 @@ const tracingOf = (runtime: Runtime.Runtime<never>): RuntimeTracing => {
   let found = runtimeTracing.get(runtime)
   if (found === undefined) {
     const services = FiberRefs.getOrDefault(runtime.fiberRefs, DefaultServices.currentServices)
-    found = { otel: OtelSpan.otelTracerOf(Context.get(services, Tracer.Tracer)), clock: Context.get(services, Clock.Clock) }
+    found = {
+      otel: OtelSpan.otelTracerOf(Context.get(services, Tracer.Tracer)),
+      clock: Context.get(services, Clock.Clock),
+      parent: Context.getOption(runtime.context as Context.Context<never>, Tracer.ParentSpan)
+    }
     runtimeTracing.set(runtime, found)
   }
   return found
@@ -240,37 +271,41 @@ const tracingOf = (runtime: Runtime.Runtime<never>): RuntimeTracing => {
 
 /**
  * `begin`: the request's span decided before its fiber starts (`decide`), and the runtime's context with it as the
- * parent span, so that the fiber starts under it with no fiber-ref write. Under another tracer, nothing (`traced`
- * decides in the fiber).
+ * parent span, so that the fiber starts under it with no fiber-ref write; the runtime's own context for a request that
+ * is not sampled when `standIn` is off. Under another tracer, nothing (`traced` decides in the fiber).
  */
-const begin = <R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Context.Context<R> | undefined => {
-  const { clock, otel } = tracingOf(runtime as Runtime.Runtime<never>)
+const beginWith = (standIn: boolean) =>
+<R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Context.Context<R> | undefined => {
+  const { clock, otel, parent } = tracingOf(runtime as Runtime.Runtime<never>)
   if (otel === undefined) return undefined
-  const span = decide(otel, clock, arrived, Context.getOption(runtime.context as Context.Context<never>, Tracer.ParentSpan))
-  ;(arrived as WithIds)[BEGUN] = span
-  return Context.add(runtime.context, Tracer.ParentSpan, span)
+  const span = decide(otel, clock, arrived, parent, standIn)
+  ;(arrived as WithIds)[BEGUN] = span ?? UNSAMPLED
+  return span === undefined ? undefined : Context.add(runtime.context, Tracer.ParentSpan, span)
 }
 
 /**
  * Runs `self` inside the request's server span: a child of the caller's trace context when one was sent (else of the
  * fiber's current span, if any).
  *
- * When `begin` ran, the fiber already runs under the request's span, or its unsampled stand-in: a sampled span is
- * ended when `self` ends. Otherwise the span is decided here (`decide`) and installed as
- * the fiber's parent span by setting the fiber's context, put back when `self` ends: `Effect.withParentSpan` would
- * do the same through an acquire/use/release region, and `Effect.onExit` through an uninterruptible one, each several
- * times the cost of the plain success/failure continuation used here. That continuation does not run when the fiber
- * is interrupted (the client went away): the fiber's exit ends the span then, as interrupted. It is Effect's own
- * parent span, not a reference of ours, so that every Effect span made inside the request (an embedder's store using
- * `Effect.withSpan`), its log events and `Effect.currentSpan` see the request. Under another tracer, the tracer makes
- * the span (what `Effect.makeSpan` does, without reading span annotations and links no request has).
+ * When `begin` ran, the fiber already runs under the request's span, or its unsampled stand-in (or, without `standIn`,
+ * under nothing of the request's): a sampled span is ended when `self` ends. Otherwise the span is decided here
+ * (`decide`) and installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
+ * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
+ * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
+ * continuation does not run when the fiber is interrupted (the client went away): the fiber's exit ends the span
+ * then, as interrupted. It is Effect's own parent span, not a reference of ours, so that every Effect span made inside
+ * the request (an embedder's store using `Effect.withSpan`), its log events and `Effect.currentSpan` see the request.
+ * Under another tracer, the tracer makes the span (what `Effect.makeSpan` does, without reading span annotations and
+ * links no request has).
  */
-const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+const tracedWith = (standIn: boolean) =>
+<A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.withFiberRuntime((fiber) => {
     const begun = (arrived as WithIds)[BEGUN]
     if (begun !== undefined) {
       // Taken once: another run of this same effect (a retry, say) is another request, decided afresh.
       ;(arrived as WithIds)[BEGUN] = undefined
+      if (begun === UNSAMPLED) return self
       const body = begun instanceof OtelSpan.Span ? ending(fiber, clockOf(fiber), begun, self) : self
       // The fiber started under it (a transport's runner), unless something between changed its context.
       return fiber.currentSpan === begun ? body : under(fiber, begun, body)
@@ -282,9 +317,14 @@ const traced = <A, E, R>(arrived: Observer.Arrived, self: Effect.Effect<A, E, R>
       const parent = Option.isSome(caller) ? caller : Option.fromNullable(fiber.currentSpan)
       return tracedBy(fiber.currentTracer, clock, arrived, parent, self)
     }
-    const span = decide(otel, clock, arrived, Option.fromNullable(fiber.currentSpan))
+    const span = decide(otel, clock, arrived, Option.fromNullable(fiber.currentSpan), standIn)
+    if (span === undefined) return self
     return under(fiber, span, span instanceof OtelSpan.Span ? ending(fiber, clock, span, self) : self)
   })
+
+/** The request hooks, with and without the unsampled stand-in: made once, shared by every `hooks` that asks. */
+const withStandIn = { request: tracedWith(true), begin: beginWith(true) }
+const withoutStandIn = { request: tracedWith(false), begin: beginWith(false) }
 
 const clockOf = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Clock.Clock =>
   Context.get(fiber.currentDefaultServices, Clock.Clock)
@@ -448,7 +488,7 @@ export const hooks = (shape: ObserverShape): Observer.Observer => {
     }
     : undefined
   return {
-    ...(shape.tracing ? { request: traced, begin } : {}),
+    ...(shape.tracing ? shape.unsampledParent === false ? withoutStandIn : withStandIn : {}),
     ...(abandoned === undefined ? {} : { aborted: abandoned }),
     ...(completed === undefined ? {} : { completed })
   }
@@ -464,6 +504,8 @@ export interface Options {
   readonly metrics?: MetricsServer.Options | undefined
   /** Hand request and store spans to these processors; no tracing when empty or absent. */
   readonly spanProcessors?: ReadonlyArray<SpanProcessor> | undefined
+  /** A request that is not sampled runs under a stand-in span (`ObserverShape.unsampledParent`). Default `true`. */
+  readonly unsampledParent?: boolean | undefined
 }
 
 /**
@@ -473,7 +515,8 @@ export interface Options {
  */
 export const shapeOf = (options: Options): ObserverShape => ({
   metrics: options.metrics !== undefined,
-  tracing: (options.spanProcessors ?? []).length > 0
+  tracing: (options.spanProcessors ?? []).length > 0,
+  unsampledParent: options.unsampledParent ?? true
 })
 
 /**

@@ -12,7 +12,7 @@ import {
   TraceIdRatioBasedSampler
 } from "@opentelemetry/sdk-trace-base"
 import { Errors, MemoryStore, Store } from "@stint/core"
-import { Handler, Metrics, Observability, ObservedStore, Tracing } from "@stint/http"
+import { Handler, Metrics, Observability, ObservedStore, type Observer, Tracing } from "@stint/http"
 import * as Cause from "effect/Cause"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -40,8 +40,8 @@ beforeEach(() => {
   exporter = new InMemorySpanExporter()
 })
 
-const traced = (options: Options = {}): Options => {
-  const observability: Observability.Options = { spanProcessors: [new SimpleSpanProcessor(exporter)] }
+const traced = (options: Options = {}, unsampledParent?: boolean): Options => {
+  const observability: Observability.Options = { spanProcessors: [new SimpleSpanProcessor(exporter)], unsampledParent }
   return {
     ...options,
     services: Observability.layer(observability),
@@ -63,6 +63,16 @@ const only = <A>(items: ReadonlyArray<A>): A => {
   expect(items).toHaveLength(1)
   return items[0] as A
 }
+
+/** A store whose `findActiveEntry` runs inside `wrap` (an embedder's own code around the call). */
+const aroundFindActiveEntry = (
+  wrap: <A, E, R>(call: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+): NonNullable<Options["store"]> =>
+(layer) =>
+  Layer.effect(
+    Store.Store,
+    Effect.map(Store.Store, (store) => ({ ...store, findActiveEntry: (scope) => wrap(store.findActiveEntry(scope)) }))
+  ).pipe(Layer.provide(layer))
 
 /** A store whose `findActiveEntry` never answers, and a promise that resolves once a request is inside that call. */
 const hangingFindActiveEntry = (): { readonly hanging: NonNullable<Options["store"]>; readonly inCall: Promise<void> } => {
@@ -646,21 +656,12 @@ describe("request spans", () => {
     it("an Effect span inside a request that is not sampled is not sampled either: no trace of its own, and Effect sees the request's ids", () => {
       // What the embedder's store saw of the current span, by request (the log line's trace id, the span's).
       const seen: Array<{ readonly traceId: string; readonly sampled: boolean }> = []
-      const spanning: NonNullable<Options["store"]> = (layer) =>
-        Layer.effect(
-          Store.Store,
-          Effect.map(Store.Store, (store) => ({
-            ...store,
-            findActiveEntry: (scope) =>
-              Effect.withSpan(
-                Effect.zipRight(
-                  Effect.tap(Effect.orDie(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))),
-                  store.findActiveEntry(scope)
-                ),
-                "embedder.work"
-              )
-          }))
-        ).pipe(Layer.provide(layer))
+      const spanning = aroundFindActiveEntry((call) =>
+        Effect.withSpan(
+          Effect.zipRight(Effect.tap(Effect.orDie(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))), call),
+          "embedder.work"
+        )
+      )
       return withEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" })(() =>
         withServer(memory, traced({ store: spanning }))(async (server) => {
           exporter.reset()
@@ -697,6 +698,55 @@ describe("request spans", () => {
       )
     })
 
+    it("without the unsampled stand-in (stint serve's setting), a request that is not sampled runs under no span, its ids still in its log line; a sampled one is unchanged", () => {
+      // What the embedder's store saw of the current span, by request: none for a request that is not sampled.
+      const seen: Array<Option.Option<Tracer.AnySpan>> = []
+      const looking = aroundFindActiveEntry((call) =>
+        Effect.zipRight(Effect.tap(Effect.option(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))), call)
+      )
+      return withEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" })(() =>
+        withServer(memory, traced({ store: looking }, false))(async (server) => {
+          exporter.reset()
+          const replies = []
+          for (let i = 0; i < 40; i++) replies.push(await server.api("GET", "/api/v1/timer", { key: keys.member }))
+          const requests = new Map(serverSpans().map((span) => [span.spanContext().traceId, span]))
+          expect(seen).toHaveLength(replies.length)
+          let unsampled = 0
+          for (const [i, reply] of replies.entries()) {
+            expect(reply.status).toBe(200)
+            const line = server.logs().find((log) => log.annotations["requestId"] === reply.requestId)?.annotations
+            expect(line?.["traceId"]).toMatch(/^[0-9a-f]{32}$/)
+            expect(line?.["spanId"]).toMatch(/^[0-9a-f]{16}$/)
+            const request = requests.get(String(line?.["traceId"]))
+            const current = seen[i]
+            if (request === undefined) {
+              unsampled++
+              // Fails when the stand-in is still installed: Effect would see the request's ids, not sampled.
+              expect(current).toEqual(Option.none())
+            } else {
+              expect(request.spanContext().spanId).toBe(line?.["spanId"])
+              expect(Option.map(current ?? Option.none(), (span) => span.spanId)).toEqual(Option.some(line?.["spanId"]))
+              expect(childrenOf(request).map((span) => span.name)).toContain("Store.findActiveEntry")
+            }
+          }
+          // 40 fair coins: both kinds are there, short of a chance of 2 in 10^12.
+          expect(unsampled).toBeGreaterThan(0)
+          expect(requests.size).toBeGreaterThan(0)
+        })
+      )
+    })
+
+    /** A `GET /api/v1/timer` answered 200, as the pipeline reports it to `completed`. */
+    const timerAnswered: Observer.Completed = {
+      requestId: "r",
+      method: "GET",
+      route: "/api/v1/timer",
+      status: 200,
+      code: undefined,
+      durationMs: 1,
+      keyId: null
+    }
+
     it("decided in the request's own fiber (no begin), a request that is not sampled is Effect's parent span, with its ids, until it ends", () =>
       withEnv({ OTEL_TRACES_SAMPLER: "always_off" })(() =>
         Effect.runPromise(
@@ -705,19 +755,30 @@ describe("request spans", () => {
             const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
             const parent = Effect.orDie(Effect.currentParentSpan)
             const [current, inner] = yield* hooks.request!(arrived, Effect.all([parent, Effect.withSpan(parent, "embedder.work")]))
-            const fields = yield* hooks.completed!({
-              requestId: "r",
-              method: "GET",
-              route: "/api/v1/timer",
-              status: 200,
-              code: undefined,
-              durationMs: 1,
-              keyId: null
-            }, arrived)
+            const fields = yield* hooks.completed!(timerAnswered, arrived)
             expect(fields["traceId"]).toMatch(/^[0-9a-f]{32}$/)
             expect(current).toMatchObject({ traceId: fields["traceId"], spanId: fields["spanId"], sampled: false })
             expect(inner).toMatchObject({ traceId: fields["traceId"], sampled: false })
             expect(Option.isNone(yield* Effect.option(Effect.currentParentSpan))).toBe(true)
+            expect(exporter.getFinishedSpans()).toEqual([])
+          }).pipe(Effect.provide(Tracing.layer(new SimpleSpanProcessor(exporter))))
+        )
+      ))
+
+    it("decided in the request's own fiber (no begin), without the stand-in a request that is not sampled changes no span, and keeps its ids", () =>
+      withEnv({ OTEL_TRACES_SAMPLER: "always_off" })(() =>
+        Effect.runPromise(
+          Effect.gen(function*() {
+            const hooks = Observability.hooks({ metrics: false, tracing: true, unsampledParent: false })
+            const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
+            const outer = Tracer.externalSpan({ traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7" })
+            const current = yield* Effect.withParentSpan(hooks.request!(arrived, Effect.currentParentSpan), outer)
+            const fields = yield* hooks.completed!(timerAnswered, arrived)
+            // The request, a child of the current span, kept its trace; no span of its own was installed.
+            expect(current).toBe(outer)
+            expect(fields["traceId"]).toBe(outer.traceId)
+            expect(fields["spanId"]).toMatch(/^[0-9a-f]{16}$/)
+            expect(fields["spanId"]).not.toBe(outer.spanId)
             expect(exporter.getFinishedSpans()).toEqual([])
           }).pipe(Effect.provide(Tracing.layer(new SimpleSpanProcessor(exporter))))
         )

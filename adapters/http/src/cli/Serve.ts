@@ -152,7 +152,9 @@ const observing = (options: { readonly metricsPort: Option.Option<number>; reado
         onNone: () => undefined,
         onSome: (port) => ({ host: options.metricsHost, port })
       }),
-      spanProcessors: tracing ? [tracer.otlpProcessor()] : []
+      spanProcessors: tracing ? [tracer.otlpProcessor()] : [],
+      // Its stores make no spans that are recorded: a request that is not sampled needs no stand-in span.
+      unsampledParent: false
     }
     return {
       observer: observability.hooks(observability.shapeOf(chosen)),
