@@ -75,7 +75,12 @@ const prepare = async (config, endpoint, dir) => {
   const Exporter = Tracing.protocolOf(process.env) === "http/json" ? JsonExporter : ProtobufExporter
   const exporter = config.sampler === undefined ? undefined : new Exporter()
   const processors = exporter === undefined ? [] : [new BatchSpanProcessor(exporter)]
-  const observing = { metrics: config.metrics ? { port: 0 } : undefined, spanProcessors: processors }
+  // Without the unsampled stand-in, as `stint serve` runs (its stores make no spans that are recorded).
+  const observing = {
+    metrics: config.metrics ? { port: 0 } : undefined,
+    spanProcessors: processors,
+    unsampledParent: false
+  }
   const store = options.store === "memory"
     ? MemoryStore.layerMemory
     : SqliteStore.layer({ filename: join(dir, `${config.name}.db`), synchronous: "NORMAL" })

@@ -49,7 +49,10 @@ export interface ObserverShape {
    * keep; and `Effect.currentSpan` inside it answers the ids of the request's log line. It costs a context of its own
    * for every such request (a few µs: `adapters/http/README.md`, Operating Stint, Cost), so turn it off when nothing
    * inside a request makes spans of its own: Stint's SQLite and PostgreSQL stores make none that are recorded
-   * (`Tracing` drops the SQL client's), and `stint serve` turns it off. Default `true`.
+   * (`Tracing` drops the SQL client's), and `stint serve` turns it off. Without it, a request that is not sampled runs
+   * under whatever span was current when it arrived: when that is a sampled span of `Tracing`'s (an embedder running
+   * requests inside a span of its own, under a sampler that does not follow its parent), the request's store calls
+   * become that span's children. Default `true`.
    */
   readonly unsampledParent?: boolean | undefined
 }
@@ -153,9 +156,9 @@ class SampledFields extends TraceFields {
 const IDS: unique symbol = Symbol("@stint/http/Observability/ids")
 
 /**
- * The span `begin` started a request's fiber under (the request's, or its unsampled stand-in), until `traced` takes it:
- * so that `traced` knows the fiber already runs under it, and ends it if it is sampled (what `begin` starts, only
- * `traced` ends).
+ * The span `begin` started a request's fiber under (the request's, or its unsampled stand-in), or `UNSAMPLED` for a
+ * request it gave none, until `traced` takes it: so that `traced` knows the fiber already runs under it, and ends it if
+ * it is sampled (what `begin` starts, only `traced` ends).
  */
 const BEGUN: unique symbol = Symbol("@stint/http/Observability/begun")
 

@@ -129,7 +129,8 @@ const measured = <A, E, R>(labels: Labels, self: Effect.Effect<A, E, R>, after: 
 /**
  * Wraps one call: its duration and failure in the metrics, its span. The span is a leaf: under `Tracing`'s tracer an
  * OpenTelemetry span made directly under the request's (`OtelSpan.Leaf`: no Effect span, no context copy), and none
- * at all when the request is not sampled; under another tracer an Effect span made beside the fiber's current span,
+ * at all when the request is not sampled (unless, without the unsampled stand-in, it runs inside a sampled span of
+ * ours: `ObserverShape.unsampledParent`); under another tracer an Effect span made beside the fiber's current span,
  * not installed as it. Nothing inside a store call is traced (`Tracing` drops the SQL client's spans).
  *
  * Every call ends in a plain success/failure continuation (`settled`), not an `onExit`: when the request is
@@ -153,8 +154,8 @@ const observer = (options: Options) =>
     const parent = fiber.currentSpan
     if (!(parent instanceof OtelSpan.Span)) {
       // Under `Tracing`'s tracer a store call is traced as a child of a sampled span only: a request that was not
-      // sampled has no span of ours, only a stand-in that is not sampled (`Observability`), and its store calls (in
-      // its fiber or any it forks) must not start traces of their own.
+      // sampled has no span of ours, only a stand-in that is not sampled (`Observability`) or, without the stand-in,
+      // none of its own, and its store calls (in its fiber or any it forks) must not start traces of their own.
       if (OtelSpan.otelTracerOf(fiber.currentTracer) !== undefined) return untraced()
       return effectSpan(name, method, self, options.metrics ? labels : undefined, after)
     }
