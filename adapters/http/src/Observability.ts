@@ -519,7 +519,8 @@ export interface Options {
 export const shapeOf = (options: Options): ObserverShape => ({
   metrics: options.metrics !== undefined,
   tracing: (options.spanProcessors ?? []).length > 0,
-  unsampledParent: options.unsampledParent ?? true
+  // Its default is decided in one place, by `hooks`.
+  unsampledParent: options.unsampledParent
 })
 
 /**

@@ -658,7 +658,10 @@ describe("request spans", () => {
       const seen: Array<{ readonly traceId: string; readonly sampled: boolean }> = []
       const spanning = aroundFindActiveEntry((call) =>
         Effect.withSpan(
-          Effect.zipRight(Effect.tap(Effect.orDie(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))), call),
+          Effect.zipRight(
+            Effect.tap(Effect.orDie(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))),
+            call
+          ),
           "embedder.work"
         )
       )
@@ -702,7 +705,10 @@ describe("request spans", () => {
       // What the embedder's store saw of the current span, by request: none for a request that is not sampled.
       const seen: Array<Option.Option<Tracer.AnySpan>> = []
       const looking = aroundFindActiveEntry((call) =>
-        Effect.zipRight(Effect.tap(Effect.option(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))), call)
+        Effect.zipRight(
+          Effect.tap(Effect.option(Effect.currentParentSpan), (span) => Effect.sync(() => seen.push(span))),
+          call
+        )
       )
       return withEnv({ OTEL_TRACES_SAMPLER: "parentbased_traceidratio", OTEL_TRACES_SAMPLER_ARG: "0.5" })(() =>
         withServer(memory, traced({ store: looking }, false))(async (server) => {
