@@ -16,7 +16,7 @@
  *
  * Usage (after `npm run build`; valgrind installed; two configurations run at once, a few minutes each):
  *   node bench/instructions-http.mjs [--configs plain,both-10] [--route timer|clients|entries]
- *     [--requests 10000] [--warmup-requests 20000] [--connections 8]
+ *     [--requests 10000] [--warmup-requests 40000] [--connections 8]
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
@@ -36,7 +36,7 @@ const { values: options } = parseArgs({
     configs: { type: "string", default: "plain,both-10" },
     route: { type: "string", default: "timer" },
     requests: { type: "string", default: "10000" },
-    "warmup-requests": { type: "string", default: "20000" },
+    "warmup-requests": { type: "string", default: "40000" },
     connections: { type: "string", default: "8" }
   }
 })
