@@ -141,7 +141,11 @@ let run = 0
 try {
   for (let round = 1; round <= rounds; round++) {
     const settings = connectionCounts.flatMap((connections) => growths.map((growth) => ({ growth, connections })))
-    settings.sort(() => Math.random() - 0.5)
+    // Fisher–Yates: every order equally likely.
+    for (let i = settings.length - 1; i > 0; i--) {
+      const j = Math.floor(Math.random() * (i + 1))
+      ;[settings[i], settings[j]] = [settings[j], settings[i]]
+    }
     for (const { growth, connections } of settings) {
       const figures = await measure(growth, connections, ++run)
       const key = `${connections}\u0000${growth}`
