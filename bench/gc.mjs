@@ -18,12 +18,12 @@
  */
 import { spawn } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
-import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { sendGets, whenListening } from "./internal/demoServer.mjs"
+import { median } from "./internal/median.mjs"
 
 const { values: options } = parseArgs({
   options: {
@@ -55,34 +55,7 @@ const cpuMicros = (pid) => {
   return (Number(fields[11]) + Number(fields[12])) * 10_000
 }
 
-/** Sends `count` GETs over `connections` keep-alive connections, each waiting for its answer; fails on any but 200. */
-const send = async (port, key, connections, count) => {
-  const agent = new Http.Agent({ keepAlive: true, maxSockets: connections })
-  const get = () =>
-    new Promise((resolve, reject) => {
-      Http.get(
-        { host: "127.0.0.1", port, path: "/api/v1/timer", agent, headers: { authorization: `Bearer ${key}` } },
-        (response) => {
-          response.resume()
-          response.once("end", () =>
-            response.statusCode === 200 ? resolve() : reject(new Error(`answered ${response.statusCode}`)))
-        }
-      ).once("error", reject)
-    })
-  let sent = 0
-  try {
-    await Promise.all(Array.from({ length: connections }, async () => {
-      while (sent < count) {
-        sent++
-        await get()
-      }
-    }))
-  } finally {
-    agent.destroy()
-  }
-}
-
-/** The demo owner's key, as the first server printed it. */
+/** The demo owner's key, as a server last printed it. */
 let demoKey
 
 /** One server under one setting: its figures over `requests` after a warm-up. */
@@ -102,23 +75,18 @@ const measure = async (growth, connections, run) => {
   let fullCollections = 0
   const exited = new Promise((resolve) => child.once("exit", resolve))
   try {
-    const { key, port } = await new Promise((resolve, reject) => {
-      let key
-      createInterface({ input: child.stdout }).on("line", (line) => {
+    // A database given with `--database` is seeded by the first server only: later ones print no key.
+    const { key, port } = await whenListening(child, exited, {
+      key: demoKey,
+      onLine: (line) => {
         if (line.includes(": Mark-Compact ")) fullCollections++
-        key ??= /^demo: API key \(shown once, keep it\): (\S+)$/.exec(line)?.[1]
-        const port = /^listening on http:\/\/[^\s]+:(\d+)$/.exec(line)?.[1]
-        if (port === undefined) return
-        // A database given with `--database` is seeded by the first server only: later ones print no key.
-        demoKey = key ?? demoKey
-        if (demoKey === undefined) reject(new Error("no demo key before the listening line"))
-        else resolve({ key: demoKey, port })
-      })
-      exited.then((code) => reject(new Error(`stint serve ended (${code}) before listening`)))
+      }
     })
-    await send(port, key, connections, Math.ceil(requests / 2))
+    demoKey = key
+    const send = (count) => sendGets({ port, key, path: "/api/v1/timer", connections, count })
+    await send(Math.ceil(requests / 2))
     const before = { cpu: cpuMicros(child.pid), at: performance.now(), collections: fullCollections }
-    await send(port, key, connections, requests)
+    await send(requests)
     return {
       cpu: (cpuMicros(child.pid) - before.cpu) / requests,
       rps: requests / ((performance.now() - before.at) / 1000),
@@ -128,12 +96,6 @@ const measure = async (growth, connections, run) => {
     child.kill("SIGTERM")
     await exited
   }
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = sorted.length >> 1
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 const results = new Map()

@@ -20,15 +20,14 @@
  */
 import { execFileSync, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs"
-import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
-import { createInterface } from "node:readline"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
 import { parts, selfCost, table } from "./internal/callgrind.mjs"
 import * as Configs from "./internal/configs.mjs"
+import { sendGets, whenListening } from "./internal/demoServer.mjs"
 import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 
 const { values: options } = parseArgs({
@@ -71,35 +70,6 @@ const environment = (config, endpoint) => {
   return env
 }
 
-/** Sends `count` GETs of `path` with `key`, `connections` at a time; fails on any answer but 200. */
-const send = async (port, key, count) => {
-  const agent = new Http.Agent({ keepAlive: true, maxSockets: connections })
-  const get = () =>
-    new Promise((resolve, reject) => {
-      const request = Http.get(
-        { host: "127.0.0.1", port, path, agent, headers: { authorization: `Bearer ${key}` } },
-        (response) => {
-          response.resume()
-          response.once("end", () => resolve(response.statusCode))
-        }
-      )
-      request.once("error", reject)
-    })
-  let sent = 0
-  const worker = async () => {
-    while (sent < count) {
-      sent++
-      const status = await get()
-      if (status !== 200) throw new Error(`GET ${path} answered ${status}`)
-    }
-  }
-  try {
-    await Promise.all(Array.from({ length: connections }, worker))
-  } finally {
-    agent.destroy()
-  }
-}
-
 /** The servers still running, stopped when one configuration fails. */
 const running = new Set()
 
@@ -123,23 +93,15 @@ const measure = async (dir, config, endpoint) => {
   const exited = new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
   try {
     // The demo key, then the listening line; every line after (one a request) is read and dropped.
-    const ready = new Promise((resolve, reject) => {
-      let key
-      createInterface({ input: child.stdout }).on("line", (line) => {
-        key ??= /^demo: API key \(shown once, keep it\): (\S+)$/.exec(line)?.[1]
-        const port = /^listening on http:\/\/[^\s]+:(\d+)$/.exec(line)?.[1]
-        if (port === undefined) return
-        if (key === undefined) reject(new Error(`${config.name}: no demo key before the listening line`))
-        else resolve({ key, port: Number(port) })
-      })
-      exited.then(({ code, signal }) =>
-        reject(new Error(`${config.name}: stint serve ended (${code ?? signal}) before listening\n${stderr}`))
-      )
-    })
-    const { key, port } = await ready
-    await send(port, key, warmupRequests)
+    const { key, port } = await whenListening(child, exited.then(({ code, signal }) => code ?? signal)).catch(
+      (error) => {
+        throw new Error(`${config.name}: ${error.message}\n${stderr}`)
+      }
+    )
+    const send = (count) => sendGets({ port, key, path, connections, count })
+    await send(warmupRequests)
     execFileSync("callgrind_control", ["-z", String(child.pid)], { stdio: "ignore" })
-    await send(port, key, requests)
+    await send(requests)
     execFileSync("callgrind_control", ["-d", String(child.pid)], { stdio: "ignore" })
     // The dump is written by the process itself, after the command returns: wait for the main thread's file.
     const main = `${out}.1-01`

@@ -38,6 +38,7 @@ import { parseArgs } from "node:util"
 import * as LogWriter from "../adapters/http/dist/internal/logWriter.js"
 import * as Pipeline from "../adapters/http/dist/internal/pipeline.js"
 import * as Configs from "./internal/configs.mjs"
+import { median } from "./internal/median.mjs"
 import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 
 const { values: options } = parseArgs({
@@ -164,12 +165,6 @@ const orderOf = (items, r) => {
     ;[order[i], order[j]] = [order[j], order[i]]
   }
   return order
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 /** A number of requests: a whole number above 0 (a round of none would never end). */
