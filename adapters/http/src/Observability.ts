@@ -52,8 +52,7 @@ export interface ObserverShape {
    * (`Tracing` drops the SQL client's), and `stint serve` turns it off. Without it, a request that is not sampled runs
    * under whatever span was current when it arrived: when that is a sampled span of `Tracing`'s (an embedder running
    * requests inside a span of its own, under a sampler that does not follow its parent), the request's store calls
-   * become that span's children. Without it, too, every request's fiber starts in the runtime's own context, a
-   * sampled one's included (its span is installed once the fiber runs). Default `true`.
+   * become that span's children. Default `true`.
    */
   readonly unsampledParent?: boolean | undefined
 }
@@ -274,14 +273,9 @@ const tracingOf = (runtime: Runtime.Runtime<never>): RuntimeTracing => {
 }
 
 /**
- * `begin`: the request's span decided before its fiber starts (`decide`). With `standIn`, every request gets a span
- * (its own, or the unsampled stand-in), and the answer is the runtime's context with it as the parent span, so that the
- * fiber starts under it with no fiber-ref write. Without `standIn`, the answer is always the runtime's own context
- * (`undefined`), a sampled request's too, whose span `traced` then installs (`under`): every request's fiber starts the
- * same way, through the runner's one `fork`. Giving the one request in ten that a ratio sampler keeps a context (and a
- * `Runtime`) of its own cost `stint serve` about 4 µs of CPU a request on SQLite's `getActiveTimer` at that setting,
- * far more than the two fiber-ref writes it saves the sampled request (`adapters/http/README.md`, Operating Stint,
- * Cost, stop 50). Under another tracer, nothing (`traced` decides in the fiber).
+ * `begin`: the request's span decided before its fiber starts (`decide`), and the runtime's context with it as the
+ * parent span, so that the fiber starts under it with no fiber-ref write; the runtime's own context for a request that
+ * is not sampled when `standIn` is off. Under another tracer, nothing (`traced` decides in the fiber).
  */
 const beginWith = (standIn: boolean) =>
 <R>(arrived: Observer.Arrived, runtime: Runtime.Runtime<R>): Context.Context<R> | undefined => {
@@ -289,19 +283,18 @@ const beginWith = (standIn: boolean) =>
   if (otel === undefined) return undefined
   const span = decide(otel, clock, arrived, parent, standIn)
   ;(arrived as WithIds)[BEGUN] = span ?? UNSAMPLED
-  return span === undefined || !standIn ? undefined : Context.add(runtime.context, Tracer.ParentSpan, span)
+  return span === undefined ? undefined : Context.add(runtime.context, Tracer.ParentSpan, span)
 }
 
 /**
  * Runs `self` inside the request's server span: a child of the caller's trace context when one was sent (else of the
  * fiber's current span, if any).
  *
- * When `begin` ran, the fiber already runs under the request's span, or its unsampled stand-in; without `standIn`, under
- * nothing of the request's, and a sampled span is installed here (`under`). A sampled span is ended when `self` ends.
- * Otherwise the span is decided here (`decide`) and installed as the fiber's parent span by setting the fiber's
- * context, put back when `self` ends: `Effect.withParentSpan` would do the same through an acquire/use/release region,
- * and `Effect.onExit` through an uninterruptible one, each several times the cost of the plain success/failure
- * continuation used here. That
+ * When `begin` ran, the fiber already runs under the request's span, or its unsampled stand-in (or, without `standIn`,
+ * under nothing of the request's): a sampled span is ended when `self` ends. Otherwise the span is decided here
+ * (`decide`) and installed as the fiber's parent span by setting the fiber's context, put back when `self` ends:
+ * `Effect.withParentSpan` would do the same through an acquire/use/release region, and `Effect.onExit` through an
+ * uninterruptible one, each several times the cost of the plain success/failure continuation used here. That
  * continuation does not run when the fiber is interrupted (the client went away): the fiber's exit ends the span
  * then, as interrupted. It is Effect's own parent span, not a reference of ours, so that every Effect span made inside
  * the request (an embedder's store using `Effect.withSpan`), its log events and `Effect.currentSpan` see the request.

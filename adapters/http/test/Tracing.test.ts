@@ -34,17 +34,6 @@ import { type Options, stores, withServer } from "./ServerHarness.js"
 const memory = stores.find((store) => store.name === "memory")
 if (memory === undefined) throw new Error("no memory store case")
 
-/** A `GET /api/v1/timer` answered 200, as the pipeline reports it to `completed`. */
-const timerAnswered: Observer.Completed = {
-  requestId: "r",
-  method: "GET",
-  route: "/api/v1/timer",
-  status: 200,
-  code: undefined,
-  durationMs: 1,
-  keyId: null
-}
-
 // A tracer provider shuts its processors (and so the exporter) down with the server: one exporter per test.
 let exporter = new InMemorySpanExporter()
 beforeEach(() => {
@@ -379,31 +368,6 @@ describe("request spans", () => {
           expect(again.spanId).not.toBe(begun.spanId)
           expect(exporter.getFinishedSpans().filter((span) => span.name === "GET").map((span) => span.spanContext().spanId).sort())
             .toEqual([begun.spanId, again.spanId].sort())
-        })
-      ))
-
-    it("without the unsampled stand-in, begin leaves a sampled request in the runtime's own context; it still runs under its span, ended once", () =>
-      withObserved((observed) =>
-        Effect.gen(function*() {
-          const hooks = Observability.hooks({ metrics: false, tracing: true, unsampledParent: false })
-          const arrived = { method: "GET", url: "/api/v1/timer", header: () => undefined }
-          const runtime = yield* Effect.runtime<never>()
-          // Fails if a sampled request's fiber is given a context (and a runtime) of its own again.
-          expect(hooks.begin!(arrived, runtime)).toBeUndefined()
-          // As the pipeline runs it: the store call, then `completed`, inside the request's wrapper.
-          const [current, fields] = yield* hooks.request!(
-            arrived,
-            Effect.zip(
-              Effect.zipLeft(Effect.orDie(Effect.currentParentSpan), observed.ping),
-              hooks.completed!(timerAnswered, arrived)
-            )
-          )
-          const request = spanNamed("GET /api/v1/timer")
-          expect(current.spanId).toBe(request.spanContext().spanId)
-          expect(fields["spanId"]).toBe(request.spanContext().spanId)
-          isChild(spanNamed("Store.ping"), request)
-          // Put back once the request ended: the fiber runs under no span of the request's.
-          expect(Option.isNone(yield* Effect.option(Effect.currentParentSpan))).toBe(true)
         })
       ))
 
@@ -777,6 +741,17 @@ describe("request spans", () => {
         })
       )
     })
+
+    /** A `GET /api/v1/timer` answered 200, as the pipeline reports it to `completed`. */
+    const timerAnswered: Observer.Completed = {
+      requestId: "r",
+      method: "GET",
+      route: "/api/v1/timer",
+      status: 200,
+      code: undefined,
+      durationMs: 1,
+      keyId: null
+    }
 
     it("decided in the request's own fiber (no begin), a request that is not sampled is Effect's parent span, with its ids, until it ends", () =>
       withEnv({ OTEL_TRACES_SAMPLER: "always_off" })(() =>
