@@ -60,8 +60,18 @@ export const answersItsCommandLine = (example: string, database: ReadonlyArray<s
   const dir = mkdtempSync(join(tmpdir(), `${example}-main-`))
   const taken = createServer()
   try {
+    // The usage names the script as it can be run from where it was: its path from there, else its full path.
     const help = await run(main, ["--help"], dir)
-    expect([help.code, help.stdout, help.stderr]).toEqual([0, expect.stringMatching(/^usage: node dist\/main\.js .*--port N/), ""])
+    expect([help.code, help.stdout, help.stderr]).toEqual([0, expect.stringMatching(/^usage: node \S+ .*--port N/), ""])
+    const named = (stdout: string, path: string) => stdout.slice(0, `usage: node ${path} `.length)
+    expect(named(help.stdout, main)).toBe(`usage: node ${main} `)
+    const fromFolders: ReadonlyArray<readonly [string, string]> = [
+      [root, join("examples", example, "dist", "main.js")],
+      [join(root, "examples", example), join("dist", "main.js")]
+    ]
+    for (const [cwd, path] of fromFolders) {
+      expect(named((await run(main, ["--help"], cwd)).stdout, path)).toBe(`usage: node ${path} `)
+    }
     const unknown = await run(main, ["--colour"], dir)
     expect([unknown.code, unknown.stdout]).toEqual([2, ""])
     expect(unknown.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining("'--colour'"), expect.stringMatching(/^usage: /)])

@@ -6,11 +6,15 @@
  */
 import { Fixture, MemoryStore } from "@stint/core"
 import { SqliteStore } from "@stint/sqlite"
+import { relative } from "node:path"
 import { parseArgs } from "node:util"
 import * as Demo from "./Demo.js"
 import * as Server from "./Server.js"
 
-const usage = "usage: node dist/main.js [--sqlite FILE] [--port N]   (defaults: the in-memory demo store, 8788)"
+// This script as the usage names it: its path from the working directory, or its full path when it lies elsewhere.
+const script = process.argv[1] ?? "dist/main.js"
+const fromHere = relative(process.cwd(), script)
+const usage = `usage: node ${fromHere.startsWith("..") ? script : fromHere} [--sqlite FILE] [--port N]   (defaults: the in-memory demo store, 8788)`
 const { values } = (() => {
   try {
     return parseArgs({ options: { sqlite: { type: "string" }, port: { type: "string", default: "8788" }, help: { type: "boolean", short: "h" } } })

@@ -4,10 +4,14 @@
  * SIGTERM stop taking connections, let the requests in flight finish (the app's own and Stint's) and close the store.
  */
 import { Database } from "@stint/http"
+import { relative } from "node:path"
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
 
-const usage = "usage: node dist/main.js [--database sqlite:FILE] [--port N]   (defaults ./stint.db, 8790)"
+// This script as the usage names it: its path from the working directory, or its full path when it lies elsewhere.
+const script = process.argv[1] ?? "dist/main.js"
+const fromHere = relative(process.cwd(), script)
+const usage = `usage: node ${fromHere.startsWith("..") ? script : fromHere} [--database sqlite:FILE] [--port N]   (defaults ./stint.db, 8790)`
 const { values } = (() => {
   try {
     return parseArgs({ options: { database: { type: "string" }, port: { type: "string", default: "8790" }, help: { type: "boolean", short: "h" } } })

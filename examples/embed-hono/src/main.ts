@@ -6,10 +6,14 @@
  */
 import { serve } from "@hono/node-server"
 import { Database } from "@stint/http"
+import { relative } from "node:path"
 import { parseArgs } from "node:util"
 import * as App from "./App.js"
 
-const usage = "usage: node dist/main.js [--database sqlite:FILE] [--port N]   (defaults ./stint.db, 8791)"
+// This script as the usage names it: its path from the working directory, or its full path when it lies elsewhere.
+const script = process.argv[1] ?? "dist/main.js"
+const fromHere = relative(process.cwd(), script)
+const usage = `usage: node ${fromHere.startsWith("..") ? script : fromHere} [--database sqlite:FILE] [--port N]   (defaults ./stint.db, 8791)`
 const { values } = (() => {
   try {
     return parseArgs({ options: { database: { type: "string" }, port: { type: "string", default: "8791" }, help: { type: "boolean", short: "h" } } })
