@@ -17,13 +17,16 @@
  *     [--database URL]   (default: a fresh SQLite file per server; a PostgreSQL URL is used by every server as it is)
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { wholeNumber } from "./internal/args.mjs"
 import { sendGets, whenListening } from "./internal/demoServer.mjs"
 import { median } from "./internal/median.mjs"
+import { orderOf } from "./internal/order.mjs"
+import { processMillis } from "./internal/processCpu.mjs"
 
 const { values: options } = parseArgs({
   options: {
@@ -35,25 +38,14 @@ const { values: options } = parseArgs({
   }
 })
 
-const whole = (name, value) => {
-  const number = Number(value)
-  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} takes whole numbers above 0, not ${value}`)
-  return number
-}
 const growths = options.growth.split(",").map((g) => g.trim()).filter((g) => g !== "")
-for (const growth of growths) if (growth !== "shipped") whole("growth", growth)
-const connectionCounts = options.connections.split(",").map((c) => whole("connections", c.trim()))
-const requests = whole("requests", options.requests)
-const rounds = whole("rounds", options.rounds)
+for (const growth of growths) if (growth !== "shipped") wholeNumber("--growth", growth)
+const connectionCounts = options.connections.split(",").map((c) => wholeNumber("--connections", c.trim()))
+const requests = wholeNumber("--requests", options.requests)
+const rounds = wholeNumber("--rounds", options.rounds)
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "adapters", "http", "dist", "bin.js")
 const dir = mkdtempSync(join(tmpdir(), "stint-gc-"))
-
-/** The process's user + system CPU so far, in µs (`/proc/PID/stat`, fields 14 and 15, in clock ticks of 10 ms). */
-const cpuMicros = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")
-  return (Number(fields[11]) + Number(fields[12])) * 10_000
-}
 
 /** The demo owner's key, as a server last printed it. */
 let demoKey
@@ -85,10 +77,10 @@ const measure = async (growth, connections, run) => {
     demoKey = key
     const send = (count) => sendGets({ port, key, path: "/api/v1/timer", connections, count })
     await send(Math.ceil(requests / 2))
-    const before = { cpu: cpuMicros(child.pid), at: performance.now(), collections: fullCollections }
+    const before = { cpu: processMillis(child.pid), at: performance.now(), collections: fullCollections }
     await send(requests)
     return {
-      cpu: (cpuMicros(child.pid) - before.cpu) / requests,
+      cpu: (processMillis(child.pid) - before.cpu) * 1000 / requests,
       rps: requests / ((performance.now() - before.at) / 1000),
       collections: (fullCollections - before.collections) * 10_000 / requests
     }
@@ -103,12 +95,7 @@ let run = 0
 try {
   for (let round = 1; round <= rounds; round++) {
     const settings = connectionCounts.flatMap((connections) => growths.map((growth) => ({ growth, connections })))
-    // Fisher–Yates: every order equally likely.
-    for (let i = settings.length - 1; i > 0; i--) {
-      const j = Math.floor(Math.random() * (i + 1))
-      ;[settings[i], settings[j]] = [settings[j], settings[i]]
-    }
-    for (const { growth, connections } of settings) {
+    for (const { growth, connections } of orderOf(settings, round)) {
       const figures = await measure(growth, connections, ++run)
       const key = `${connections}\u0000${growth}`
       results.set(key, [...(results.get(key) ?? []), figures])

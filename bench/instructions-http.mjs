@@ -25,6 +25,7 @@ import { dirname, join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import { fileURLToPath } from "node:url"
 import { parseArgs } from "node:util"
+import { wholeNumber } from "./internal/args.mjs"
 import { parts, selfCost, table } from "./internal/callgrind.mjs"
 import * as Configs from "./internal/configs.mjs"
 import { sendGets, whenListening } from "./internal/demoServer.mjs"
@@ -41,11 +42,9 @@ const { values: options } = parseArgs({
 })
 
 const path = Configs.routePath(options.route)
-const [requests, warmupRequests, connections] = ["requests", "warmup-requests", "connections"].map((name) => {
-  const value = Number(options[name])
-  if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} takes a whole number above 0`)
-  return value
-})
+const [requests, warmupRequests, connections] = ["requests", "warmup-requests", "connections"].map((name) =>
+  wholeNumber(`--${name}`, options[name])
+)
 
 const configs = Configs.chosen(options.configs)
 if (configs.length === 0) throw new Error("--configs names no configuration")

@@ -37,8 +37,10 @@ import { join } from "node:path"
 import { parseArgs } from "node:util"
 import * as LogWriter from "../adapters/http/dist/internal/logWriter.js"
 import * as Pipeline from "../adapters/http/dist/internal/pipeline.js"
+import { wholeNumber } from "./internal/args.mjs"
 import * as Configs from "./internal/configs.mjs"
 import { median } from "./internal/median.mjs"
+import { orderOf } from "./internal/order.mjs"
 import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 
 const { values: options } = parseArgs({
@@ -147,39 +149,12 @@ const round = (prepared, count, concurrency) =>
     for (let i = 0; i < concurrency; i++) next()
   })
 
-/**
- * Round `r`'s order: a fresh permutation each round (a fixed-seed shuffle, the same every run), so that no
- * configuration always follows the same one and inherits its leftovers (garbage to collect, say).
- */
-const orderOf = (items, r) => {
-  let seed = 0x9e3779b9 ^ (r * 0x85ebca6b)
-  const random = () => {
-    seed = (seed + 0x6d2b79f5) | 0
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  const order = [...items]
-  for (let i = order.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1))
-    ;[order[i], order[j]] = [order[j], order[i]]
-  }
-  return order
-}
-
-/** A number of requests: a whole number above 0 (a round of none would never end). */
-const count = (name, text) => {
-  const value = Number(text)
-  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} takes a whole number above 0, not ${text}`)
-  return value
-}
-
 const main = async (receiver, dir) => {
   const prepared = []
   for (const config of chosen) prepared.push(await prepare(config, receiver.endpoint, dir))
   const rounds = Number(options.rounds)
-  const requests = count("--requests", options.requests)
-  const warmupRequests = count("--warmup-requests", options["warmup-requests"] ?? options.requests)
+  const requests = wholeNumber("--requests", options.requests)
+  const warmupRequests = wholeNumber("--warmup-requests", options["warmup-requests"] ?? options.requests)
   const concurrency = Number(options.concurrency)
   const figures = new Map(chosen.map((config) => [config.name, []]))
   const spanCounts = new Map()

@@ -3,28 +3,7 @@
  * its database (the database's share of the work). Unlike requests per second on a shared machine, CPU time per
  * request barely moves when something else takes the cores.
  */
-import { execFileSync } from "node:child_process"
-import { readFileSync } from "node:fs"
-
-const ticksPerSecond = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100
-  } catch {
-    return 100
-  }
-})()
-
-/** utime + stime of a process in ms, or 0 if it is gone. */
-const processMillis = (pid: number | string): number => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
-    // The command name is in parentheses and may hold spaces: the fields after it are space-separated.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    return (Number(fields[11]) + Number(fields[12])) * 1000 / ticksPerSecond
-  } catch {
-    return 0
-  }
-}
+import { processMillis } from "./processCpu.mjs"
 
 /** A reading to subtract from a later one: the server's CPU ms, and each database backend's. */
 export interface Reading {
