@@ -8,7 +8,7 @@
  *   npm run bench -- [--stores sqlite,postgres] [--scenarios timer,start,startstop,list,deep] [--rounds 3]
  *     [--duration 5] [--warmup 1] [--connections 32] [--deep-entries 1000000] [--memory-requests 100000]
  *     [--memory-stores sqlite,postgres] [--core-ops 3000] [--baseline-dir ../shared/bench/baseline]
- *     [--profile DIR] [--profile-interval 1000] [--observability metrics,traces] [--against DIR]
+ *     [--profile DIR] [--profile-interval 1000] [--observability metrics,traces] [--against DIR] [--fresh-servers]
  *
  * `--profile DIR` runs the scenario servers of Stint under `node --cpu-prof` (one .cpuprofile per Stint server in DIR,
  * written when the server stops) and prints where their CPU time went (`bench/internal/Profile.ts`);
@@ -24,6 +24,9 @@
  * `--against DIR` measures a change: the build of another checkout of Stint (`git worktree add DIR REV`, then
  * `npm ci` there) runs as the second server, on its own copy of the data, in alternating rounds, instead of the
  * baselines. The ratios are this build's over that one's.
+ *
+ * `--fresh-servers` starts every server afresh (and warms it up again) before each of its rounds, so that the rounds
+ * draw different processes and a difference between two processes of the same build averages out over the rounds.
  *
  * PostgreSQL is `STINT_TEST_DATABASE_URL` when set (a database of the run's own is created there and dropped after),
  * otherwise a throwaway embedded server. Last, the core alone without HTTP (`conformance/bench/core.mjs`, on the memory
@@ -64,7 +67,8 @@ const { values: options } = parseArgs({
     profile: { type: "string" },
     "profile-interval": { type: "string", default: "1000" },
     observability: { type: "string" },
-    against: { type: "string" }
+    against: { type: "string" },
+    "fresh-servers": { type: "boolean", default: false }
   }
 })
 const list = (s: string) => s.split(",").map((x) => x.trim()).filter((x) => x.length > 0)
@@ -93,6 +97,14 @@ if (againstBin !== undefined && !existsSync(againstBin)) throw new Error(`--agai
 if (againstBin !== undefined && (observability || options["baseline-dir"] !== undefined)) {
   throw new Error("--against replaces the second server: not with --observability or --baseline-dir")
 }
+/**
+ * Whether every server is started afresh before each of its rounds (and warmed up again): each round then draws a new
+ * process. On this 2-core machine identical servers started side by side differ by several percent for as long as
+ * they run (stop 51, `adapters/http/README.md`, Operating Stint, Cost), a difference more rounds of the same two
+ * processes do not average out.
+ */
+const freshServers = options["fresh-servers"] === true
+if (freshServers && profileDir !== undefined) throw new Error("--fresh-servers: not with --profile (one profile a server)")
 /** Whether each store gets a second Stint server on its own copy of the data (observed against plain, or two builds). */
 const paired = observability || againstBin !== undefined
 
@@ -224,7 +236,9 @@ const perRound = (
   })
   if (pairs.length === 0) return undefined
   const spread = (ratios: ReadonlyArray<number>): Table.Spread | undefined =>
-    ratios.length === 0 ? undefined : { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios) }
+    ratios.length === 0
+      ? undefined
+      : { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), interval: Table.medianInterval(ratios) }
   const cpu = (r: Cpu.PerRequest | undefined) => r === undefined ? 0 : r.server + r.database
   // A round whose second target answered nothing (or was not measured) has no ratio: left out.
   return {
@@ -297,16 +311,22 @@ const main = async () => {
         "--cpu-prof-interval",
         options["profile-interval"]
       ]
-    const targets = [await Targets.stint(`stint-${store}`, url, work, profiled(`stint-${store}`), observed)]
+    // How to start each server: with `--fresh-servers`, again before each of its rounds.
+    const starts: Array<() => Promise<Targets.Target>> = [
+      () => Targets.stint(`stint-${store}`, url, work, profiled(`stint-${store}`), observed)
+    ]
     const base = paired ? undefined : baseUrls[store]
     const plainUrl = plainUrls[store]
     if (plainUrl !== undefined) {
       const label = againstBin === undefined ? `stint-${store}-plain` : `stint-${store}-against`
-      targets.push(await Targets.stint(label, plainUrl, work, profiled(label), undefined, againstBin))
+      starts.push(() => Targets.stint(label, plainUrl, work, profiled(label), undefined, againstBin))
     }
     if (shared !== undefined && base !== undefined) {
-      targets.push(await Targets.baseline(`baseline-${store}`, join(shared, "baseline"), base, work))
+      const sharedDir = shared
+      starts.push(() => Targets.baseline(`baseline-${store}`, join(sharedDir, "baseline"), base, work))
     }
+    const targets: Array<Targets.Target> = []
+    for (const begin of starts) targets.push(await begin())
     // The PostgreSQL database of each target, whose backends' CPU time is read around every round.
     const databases = store === "postgres"
       ? [url, plainUrl ?? (base !== undefined && "pg" in base ? base.pg : undefined)].map((u) => u === undefined ? undefined : new URL(u))
@@ -322,9 +342,15 @@ const main = async () => {
           // the other): an order effect of this machine would otherwise read as a difference between the servers.
           const order = [...targets.entries()]
           if (round % 2 === 1) order.reverse()
-          for (const [i, target] of order) {
+          for (const [i, previous] of order) {
+            const begin = starts[i]
+            let target = previous
+            if (freshServers && round > 0 && begin !== undefined) {
+              await target.stop()
+              target = targets[i] = await begin()
+            }
             log(`${store} ${scenario.name} round ${round + 1}/${rounds}: ${target.label}`)
-            if (round === 0 && Number(options.warmup) > 0) {
+            if ((round === 0 || freshServers) && Number(options.warmup) > 0) {
               await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.warmup) })
             }
             const database = databases[i]

@@ -19,6 +19,31 @@ export interface Spread {
   readonly median: number
   readonly min: number
   readonly max: number
+  /**
+   * A 95% interval for the median, from the order statistics of the rounds' ratios (no assumption about their
+   * distribution; `medianInterval`). Absent under 6 rounds, too few for one.
+   */
+  readonly interval?: readonly [number, number] | undefined
+}
+
+/**
+ * The distribution-free interval for the median of `values` that covers it with at least 95% probability: from the
+ * `j`-th lowest value to the `j`-th highest, `j` the largest rank for which fewer than 2.5% of samples would have the
+ * median below the `j`-th lowest (the binomial distribution of `n` fair draws). `undefined` for fewer than 6 values.
+ */
+export const medianInterval = (values: ReadonlyArray<number>): readonly [number, number] | undefined => {
+  const n = values.length
+  let rank = 0
+  let below = 0
+  // P(exactly k of n values fall below the median) = C(n, k) / 2^n, built up from k = 0.
+  for (let k = 0, p = 2 ** -n; k < n / 2; p = (p * (n - k)) / (k + 1), k++) {
+    if (below + p > 0.025) break
+    below += p
+    rank = k + 1
+  }
+  if (rank === 0) return undefined
+  const sorted = [...values].sort((a, b) => a - b)
+  return [sorted[rank - 1] ?? Number.NaN, sorted[n - rank] ?? Number.NaN]
 }
 
 /**
@@ -75,7 +100,10 @@ const grid = (head: ReadonlyArray<string>, body: ReadonlyArray<ReadonlyArray<str
 const ratio = (a: number, b: number): string => (b > 0 ? (a / b).toFixed(2) : "-")
 
 const spread = (s: Spread | undefined): string =>
-  s === undefined ? "-" : `${s.median.toFixed(2)} [${s.min.toFixed(2)}..${s.max.toFixed(2)}]`
+  s === undefined
+    ? "-"
+    : `${s.median.toFixed(2)} [${s.min.toFixed(2)}..${s.max.toFixed(2)}]` +
+      (s.interval === undefined ? "" : `, 95% ${s.interval[0].toFixed(2)}..${s.interval[1].toFixed(2)}`)
 
 /** The report as Markdown tables. */
 export const render = (report: Report): string => {
@@ -125,7 +153,8 @@ export const render = (report: Report): string => {
     parts.push(
       "",
       `Round by round: ${stint} / ${base} in each of the ${report.rounds} rounds (the two run one right after the ` +
-        `other, in alternating order: an even number of rounds balances it), median [lowest..highest]`,
+        `other, in alternating order: an even number of rounds balances it), median [lowest..highest], and from 6 ` +
+        `rounds a 95% interval for the median`,
       "",
       grid(["store", "scenario", "req/s ratio", "server + database ratio"], byRoundBody)
     )
