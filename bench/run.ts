@@ -99,9 +99,8 @@ if (againstBin !== undefined && (observability || options["baseline-dir"] !== un
 }
 /**
  * Whether every server is started afresh before each of its rounds (and warmed up again): each round then draws a new
- * process. On this 2-core machine identical servers started side by side differ by several percent for as long as
- * they run (stop 51, `adapters/http/README.md`, Operating Stint, Cost), a difference more rounds of the same two
- * processes do not average out.
+ * process, so that a difference between two processes of one build, were it to last as long as they run (stop 51,
+ * `adapters/http/README.md`, Operating Stint, Cost, could not rule it out), averages out over the rounds.
  */
 const freshServers = options["fresh-servers"] === true
 if (freshServers && profileDir !== undefined) throw new Error("--fresh-servers: not with --profile (one profile a server)")
