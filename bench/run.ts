@@ -326,6 +326,8 @@ const main = async () => {
     }
     const targets: Array<Targets.Target> = []
     for (const begin of starts) targets.push(await begin())
+    /** Whether each server is still as started, not yet loaded: with `--fresh-servers`, its round uses it as it is. */
+    const unused = targets.map(() => true)
     // The PostgreSQL database of each target, whose backends' CPU time is read around every round.
     const databases = store === "postgres"
       ? [url, plainUrl ?? (base !== undefined && "pg" in base ? base.pg : undefined)].map((u) => u === undefined ? undefined : new URL(u))
@@ -342,13 +344,15 @@ const main = async () => {
           const order = [...targets.entries()]
           if (round % 2 === 1) order.reverse()
           for (const [i, previous] of order) {
+            log(`${store} ${scenario.name} round ${round + 1}/${rounds}: ${previous.label}`)
             const begin = starts[i]
             let target = previous
-            if (freshServers && round > 0 && begin !== undefined) {
+            if (freshServers && unused[i] === false && begin !== undefined) {
               await target.stop()
               target = targets[i] = await begin()
+              log(`  ${target.label}: started afresh (pid ${target.pid})`)
             }
-            log(`${store} ${scenario.name} round ${round + 1}/${rounds}: ${target.label}`)
+            unused[i] = false
             if ((round === 0 || freshServers) && Number(options.warmup) > 0) {
               await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.warmup) })
             }
