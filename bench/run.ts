@@ -43,6 +43,7 @@ import * as EmbeddedPostgres from "../testing/EmbeddedPostgres.js"
 import * as Cpu from "./internal/Cpu.js"
 import * as Data from "./internal/Data.js"
 import * as Load from "./internal/Load.js"
+import { median } from "./internal/median.mjs"
 import * as OtlpReceiver from "./internal/otlpReceiver.mjs"
 import * as Profile from "./internal/Profile.js"
 import * as Scenarios from "./internal/Scenarios.js"
@@ -199,11 +200,6 @@ const seedStint = async (url: string): Promise<void> => {
   stint("seed", join(dataDir, "fixture.json"), "--database", url)
   if (deepEntries > 0) stint("seed", join(dataDir, "fixture-deep.json"), "--database", url)
   if (url.startsWith("postgres")) await admin(url, "VACUUM ANALYZE")
-}
-
-const median = (xs: ReadonlyArray<number>): number => {
-  const s = [...xs].sort((a, b) => a - b)
-  return s.length === 0 ? 0 : s.length % 2 === 1 ? s[(s.length - 1) / 2] ?? 0 : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2
 }
 
 /** Medians over the rounds of one scenario on one target. */
