@@ -322,8 +322,11 @@ const main = async () => {
     }
     const targets: Array<Targets.Target> = []
     for (const begin of starts) targets.push(await begin())
-    /** Whether each server is still as started, not yet loaded: with `--fresh-servers`, its round uses it as it is. */
-    const unused = targets.map(() => true)
+    /**
+     * Whether the servers have served a round (every round loads each of them): with `--fresh-servers`, the first
+     * round uses them as started, every later one starts them afresh.
+     */
+    let served = false
     // The PostgreSQL database of each target, whose backends' CPU time is read around every round.
     const databases = store === "postgres"
       ? [url, plainUrl ?? (base !== undefined && "pg" in base ? base.pg : undefined)].map((u) => u === undefined ? undefined : new URL(u))
@@ -343,12 +346,11 @@ const main = async () => {
             log(`${store} ${scenario.name} round ${round + 1}/${rounds}: ${previous.label}`)
             const begin = starts[i]
             let target = previous
-            if (freshServers && unused[i] === false && begin !== undefined) {
+            if (freshServers && served && begin !== undefined) {
               await target.stop()
               target = targets[i] = await begin()
               log(`  ${target.label}: started afresh (pid ${target.pid})`)
             }
-            unused[i] = false
             if ((round === 0 || freshServers) && Number(options.warmup) > 0) {
               await Load.run(scenario.script, { url: target.url, connections, seconds: Number(options.warmup) })
             }
@@ -363,6 +365,7 @@ const main = async () => {
             log(`  ${target.label}: ${Math.round(result.rps)} req/s, p99 ${result.p99} ms, ${Math.round(cpu.server)} µs server CPU a request`)
             results[i]?.push({ ...result, cpu })
           }
+          served = true
         }
         rows.push({ store, scenario: scenario.title, figures: results.map(summary), byRound: perRound(results) })
         const observedRequests = results[0]?.reduce((n, r) => n + r.requests, 0) ?? 0
